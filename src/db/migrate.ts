@@ -1,0 +1,46 @@
+import { sql } from 'kysely';
+import { initial } from './migrations/0001-initial.ts';
+import type { Db, Dialect } from './schema.ts';
+
+/** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
+export interface MigrationTypes {
+  key: string;
+  ts: string;
+  pg: boolean;
+}
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: (types: MigrationTypes) => string[];
+}
+
+/** Every migration, in order. Append only: a released migration never changes. */
+export const MIGRATIONS: Migration[] = [initial];
+
+const LOCK_ID = 7_355_608;
+
+/** Applies pending migrations, each in its own transaction; safe to run from several processes at once. */
+export async function migrate(db: Db, dialect: Dialect): Promise<number[]> {
+  const pg = dialect === 'postgres';
+  const types: MigrationTypes = pg
+    ? { key: 'TEXT COLLATE "C"', ts: 'TEXT COLLATE "C"', pg }
+    : { key: 'TEXT', ts: 'TEXT', pg };
+  const applied: number[] = [];
+  await db.transaction().execute(async (trx) => {
+    if (pg) await sql`SELECT pg_advisory_xact_lock(${LOCK_ID})`.execute(trx);
+    await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL
+    )`.execute(trx);
+    const done = await sql<{ version: number }>`SELECT version FROM schema_migrations`.execute(trx);
+    const have = new Set(done.rows.map((r) => Number(r.version)));
+    for (const migration of MIGRATIONS) {
+      if (have.has(migration.version)) continue;
+      for (const statement of migration.statements(types)) await sql.raw(statement).execute(trx);
+      await sql`INSERT INTO schema_migrations (version, name, applied_at)
+        VALUES (${migration.version}, ${migration.name}, ${new Date().toISOString()})`.execute(trx);
+      applied.push(migration.version);
+    }
+  });
+  return applied;
+}

@@ -1,0 +1,198 @@
+import type { Generated, Kysely } from 'kysely';
+
+/** live or test data space; every row of every table carries one. */
+export type Mode = 'live' | 'test';
+
+/** Timestamps are ISO 8601 UTC text (`toIso`), identical on both dialects and sortable as text. */
+type Iso = string;
+
+export interface AccountsTable {
+  id: string;
+  email: string;
+  name: string | null;
+  created_at: Iso;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  name: string | null;
+  /** SHA-256 hex of the whole key; the key itself is never stored. */
+  key_hash: string;
+  /** First characters of the key, shown in listings so a user can tell keys apart. */
+  key_start: string;
+  /** JSON array of scopes. */
+  scopes: string;
+  created_at: Iso;
+  expires_at: Iso | null;
+  revoked_at: Iso | null;
+  last_used_at: Iso | null;
+}
+
+/** Marks a data space (account + mode) as seeded; the test space is seeded on first use. */
+export interface DataSpacesTable {
+  account_id: string;
+  mode: Mode;
+  seeded_at: Iso;
+}
+
+export interface RecordingsTable {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  note_id: string | null;
+  content_type: string;
+  size_bytes: number;
+  duration_seconds: number | null;
+  storage_key: string | null;
+  created_at: Iso;
+}
+
+export type NoteStatus = 'processing' | 'ready' | 'failed';
+
+export interface NotesTable {
+  /** Stable integer key of the keyword index (SQLite FTS5 rowid). */
+  seq: Generated<number>;
+  id: string;
+  account_id: string;
+  mode: Mode;
+  recording_id: string | null;
+  status: NoteStatus;
+  failure_reason: string | null;
+  title: string;
+  /** True when the user set the title, so processing does not overwrite it. */
+  title_locked: number;
+  summary: string;
+  transcript: string;
+  duration_seconds: number;
+  /** JSON array, display spelling, in the user's order. */
+  tags: string;
+  created_at: Iso;
+  updated_at: Iso;
+}
+
+/** One row per (note, lower-cased tag) for exact, case-insensitive tag filters. */
+export interface NoteTagsTable {
+  note_id: string;
+  account_id: string;
+  mode: Mode;
+  tag: string;
+}
+
+export interface SegmentsTable {
+  note_id: string;
+  account_id: string;
+  mode: Mode;
+  position: number;
+  speaker: string;
+  start_ms: number;
+  end_ms: number;
+  text: string;
+}
+
+export interface SpeakersTable {
+  note_id: string;
+  account_id: string;
+  mode: Mode;
+  position: number;
+  label: string;
+  name: string;
+}
+
+export interface HighlightsTable {
+  id: string;
+  note_id: string;
+  account_id: string;
+  mode: Mode;
+  timestamp_ms: number;
+  text: string;
+  created_at: Iso;
+}
+
+export type ActionItemStatus = 'pending' | 'completed';
+
+export interface ActionItemsTable {
+  id: string;
+  note_id: string;
+  account_id: string;
+  mode: Mode;
+  text: string;
+  assignee: string | null;
+  due: string | null;
+  status: ActionItemStatus;
+  created_at: Iso;
+  updated_at: Iso;
+  completed_at: Iso | null;
+}
+
+/** Transactional outbox: written in the same transaction as the change it describes. */
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  type: string;
+  /** JSON of the full event body `{id, type, created_at, data}`. */
+  payload: string;
+  created_at: Iso;
+  /** Insertion order, so events of one note are delivered in the order they were written. */
+  seq: Generated<number>;
+}
+
+export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
+
+export interface JobsTable {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  type: string;
+  /** JSON payload, validated by the job's zod schema when claimed. */
+  payload: string;
+  status: JobStatus;
+  attempts: number;
+  max_attempts: number;
+  run_at: Iso;
+  locked_until: Iso | null;
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: Iso;
+  updated_at: Iso;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  mode: Mode;
+  key: string;
+  request_hash: string;
+  /** null while the first request is still running. */
+  response_status: number | null;
+  response_body: string | null;
+  created_at: Iso;
+}
+
+export interface RateLimitsTable {
+  key_id: string;
+  window_start: Iso;
+  count: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  data_spaces: DataSpacesTable;
+  recordings: RecordingsTable;
+  notes: NotesTable;
+  note_tags: NoteTagsTable;
+  segments: SegmentsTable;
+  speakers: SpeakersTable;
+  highlights: HighlightsTable;
+  action_items: ActionItemsTable;
+  events: EventsTable;
+  jobs: JobsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  rate_limits: RateLimitsTable;
+}
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export type Db = Kysely<Database>;

@@ -1,0 +1,45 @@
+import type { Db, Mode } from '../../db/schema.ts';
+import { newId } from '../../lib/ids.ts';
+import { nowIso } from '../../lib/time.ts';
+
+/** The four event types of the spec, in the order a recording emits them. */
+export const EVENT_TYPES = [
+  'recording.ready',
+  'note.created',
+  'action_item.created',
+  'note.processed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The body every delivery POSTs: `{id, type, created_at, data}`. */
+export interface EventBody {
+  id: string;
+  type: EventType;
+  created_at: string;
+  data: unknown;
+}
+
+/**
+ * Writes an event to the outbox. Call it with the transaction that makes the change, so the event exists
+ * exactly when the change does.
+ */
+export async function recordEvent(
+  db: Db,
+  space: { accountId: string; mode: Mode },
+  type: EventType,
+  data: unknown,
+): Promise<EventBody> {
+  const body: EventBody = { id: newId('event'), type, created_at: nowIso(), data };
+  await db
+    .insertInto('events')
+    .values({
+      id: body.id,
+      account_id: space.accountId,
+      mode: space.mode,
+      type,
+      payload: JSON.stringify(body),
+      created_at: body.created_at,
+    })
+    .execute();
+  return body;
+}

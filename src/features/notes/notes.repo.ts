@@ -1,0 +1,159 @@
+import { type Expression, type SqlBool, sql } from 'kysely';
+import type { Db, Dialect, Mode, NotesTable } from '../../db/schema.ts';
+
+export interface Space {
+  accountId: string;
+  mode: Mode;
+}
+
+export interface NoteFilters {
+  q?: string;
+  from?: string;
+  to?: string;
+  tag?: string;
+}
+
+/** Words of a free-text query, as FTS5 string literals ANDed together; null when it has no words. */
+export function ftsQuery(q: string): string | null {
+  const words = q.match(/[\p{L}\p{N}]+/gu);
+  return words?.length ? words.map((w) => `"${w}"`).join(' ') : null;
+}
+
+function keywordMatch(dialect: Dialect, q: string): Expression<SqlBool> {
+  if (dialect === 'postgres')
+    return sql<SqlBool>`notes.search_vector @@ websearch_to_tsquery('english', ${q})`;
+  const match = ftsQuery(q);
+  if (!match) return sql<SqlBool>`1 = 0`;
+  return sql<SqlBool>`notes.seq IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ${match})`;
+}
+
+function filtered(db: Db, dialect: Dialect, space: Space, f: NoteFilters) {
+  let query = db
+    .selectFrom('notes')
+    .where('notes.account_id', '=', space.accountId)
+    .where('notes.mode', '=', space.mode);
+  if (f.from) query = query.where('notes.created_at', '>=', f.from);
+  if (f.to) query = query.where('notes.created_at', '<', f.to);
+  if (f.tag) {
+    const tag = f.tag.trim().toLowerCase();
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('note_tags')
+          .select('note_tags.note_id')
+          .whereRef('note_tags.note_id', '=', 'notes.id')
+          .where('note_tags.tag', '=', tag),
+      ),
+    );
+  }
+  if (f.q?.trim()) {
+    const q = f.q.trim();
+    query = query.where(() => keywordMatch(dialect, q));
+  }
+  return query;
+}
+
+export const notesRepo = {
+  async list(
+    db: Db,
+    dialect: Dialect,
+    space: Space,
+    f: NoteFilters,
+    page: { limit: number; offset: number },
+  ) {
+    const base = filtered(db, dialect, space, f);
+    const [rows, total] = await Promise.all([
+      base
+        .select([
+          'notes.id',
+          'notes.title',
+          'notes.summary',
+          'notes.created_at',
+          'notes.duration_seconds',
+          'notes.recording_id',
+          'notes.tags',
+        ])
+        .select((eb) =>
+          eb
+            .selectFrom('highlights')
+            .select((e) => e.fn.countAll<number>().as('n'))
+            .whereRef('highlights.note_id', '=', 'notes.id')
+            .as('highlight_count'),
+        )
+        .orderBy('notes.created_at', 'desc')
+        .orderBy('notes.id', 'desc')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(total.n) };
+  },
+
+  find: (db: Db, space: Space, id: string) =>
+    db
+      .selectFrom('notes')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .executeTakeFirst(),
+
+  segments: (db: Db, noteId: string) =>
+    db
+      .selectFrom('segments')
+      .select(['speaker', 'start_ms', 'end_ms', 'text'])
+      .where('note_id', '=', noteId)
+      .orderBy('position')
+      .execute(),
+
+  speakers: (db: Db, noteId: string) =>
+    db
+      .selectFrom('speakers')
+      .select(['label', 'name'])
+      .where('note_id', '=', noteId)
+      .orderBy('position')
+      .execute(),
+
+  highlights: (db: Db, noteId: string) =>
+    db
+      .selectFrom('highlights')
+      .select(['id', 'timestamp_ms', 'text'])
+      .where('note_id', '=', noteId)
+      .orderBy('timestamp_ms')
+      .orderBy('id')
+      .execute(),
+
+  actionItems: (db: Db, noteId: string) =>
+    db
+      .selectFrom('action_items')
+      .select(['id', 'text', 'assignee', 'due', 'status'])
+      .where('note_id', '=', noteId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
+
+  insert: (db: Db, row: Omit<NotesTable, 'seq'>) => db.insertInto('notes').values(row).execute(),
+
+  update: (
+    db: Db,
+    id: string,
+    patch: Partial<Pick<NotesTable, 'title' | 'title_locked' | 'tags' | 'updated_at'>>,
+  ) => db.updateTable('notes').set(patch).where('id', '=', id).execute(),
+
+  async replaceTags(db: Db, space: Space, noteId: string, tags: string[]) {
+    await db.deleteFrom('note_tags').where('note_id', '=', noteId).execute();
+    const unique = [...new Set(tags.map((t) => t.toLowerCase()))];
+    if (unique.length) {
+      await db
+        .insertInto('note_tags')
+        .values(
+          unique.map((tag) => ({ note_id: noteId, account_id: space.accountId, mode: space.mode, tag })),
+        )
+        .execute();
+    }
+  },
+
+  /** Deletes the note; segments, speakers, highlights, action items and tags go with it (ON DELETE CASCADE). */
+  delete: (db: Db, id: string) => db.deleteFrom('notes').where('id', '=', id).execute(),
+};

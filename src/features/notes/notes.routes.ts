@@ -1,0 +1,138 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import type { AppEnv, Deps } from '../../http/context.ts';
+import { jsonBody, requireScope } from '../../http/middleware.ts';
+import { bodyErrors, commonErrors, Meta, notFoundError } from '../../http/schemas.ts';
+import { validationHook } from '../../http/validation.ts';
+import {
+  CreateNoteBody,
+  DeletedResponse,
+  GetNoteQuery,
+  ListNotesQuery,
+  NoteDetail,
+  NoteIdParam,
+  NoteListItem,
+  UpdateNoteBody,
+  UpdateNoteResponse,
+} from './notes.schema.ts';
+import { createNote, deleteNote, getNote, listNotes, updateNote } from './notes.service.ts';
+
+const json = <T>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+/** /v1/notes: list, get, create (ext), update, delete. Routes parse, call the service, shape nothing else. */
+export function notesRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const transcriptBodyLimit = Math.max(deps.config.maxBodyBytes, deps.config.maxTranscriptBytes * 2 + 65_536);
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: ['Notes'],
+      summary: 'List notes',
+      description: 'Newest first (`created_at` desc, then `id` desc). Scope: `notes:read`.',
+      middleware: [requireScope('notes:read')] as const,
+      request: { query: ListNotesQuery },
+      responses: {
+        200: json(
+          z.object({ data: z.array(NoteListItem), meta: Meta }).openapi('NoteList'),
+          'A page of notes.',
+        ),
+        ...commonErrors,
+      },
+    }),
+    async (c) => c.json(await listNotes(deps.db, deps.dialect, c.get('actor'), c.req.valid('query')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      tags: ['Notes'],
+      summary: 'Create a note from a transcript (ext)',
+      description:
+        'Accepts `Label: text` lines, WebVTT, SRT or timed segments. The note is stored at once with status ' +
+        '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
+        'Honors `Idempotency-Key`. Scope: `notes:write`.',
+      middleware: [requireScope('notes:write'), jsonBody(() => transcriptBodyLimit, deps)] as const,
+      request: { body: { required: true, content: { 'application/json': { schema: CreateNoteBody } } } },
+      responses: {
+        202: json(NoteDetail, 'The note, accepted for processing.'),
+        ...commonErrors,
+        ...bodyErrors,
+      },
+    }),
+    async (c) =>
+      c.json(
+        await createNote(deps.db, c.get('actor'), c.req.valid('json'), {
+          maxTranscriptBytes: deps.config.maxTranscriptBytes,
+          jobMaxAttempts: deps.config.worker.maxAttempts,
+        }),
+        202,
+      ),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}',
+      tags: ['Notes'],
+      summary: 'Get a note',
+      description: 'The note with transcript, action items, highlights and speakers. Scope: `notes:read`.',
+      middleware: [requireScope('notes:read')] as const,
+      request: { params: NoteIdParam, query: GetNoteQuery },
+      responses: { 200: json(NoteDetail, 'The note.'), ...commonErrors, ...notFoundError },
+    }),
+    async (c) => {
+      const include = c.req.valid('query').include ?? '';
+      return c.json(
+        await getNote(deps.db, c.get('actor'), c.req.valid('param').id, {
+          segments: include.includes('segments'),
+        }),
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/{id}',
+      tags: ['Notes'],
+      summary: 'Update a note',
+      description: 'Sets the title and/or tags. Scope: `notes:write`.',
+      middleware: [requireScope('notes:write'), jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+      request: {
+        params: NoteIdParam,
+        body: { required: true, content: { 'application/json': { schema: UpdateNoteBody } } },
+      },
+      responses: {
+        200: json(UpdateNoteResponse, 'The updated fields.'),
+        ...commonErrors,
+        ...notFoundError,
+        ...bodyErrors,
+      },
+    }),
+    async (c) =>
+      c.json(await updateNote(deps.db, c.get('actor'), c.req.valid('param').id, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{id}',
+      tags: ['Notes'],
+      summary: 'Delete a note',
+      description:
+        'Permanently deletes the note and its recording, action items, highlights and speakers. Scope: `notes:write`.',
+      middleware: [requireScope('notes:write')] as const,
+      request: { params: NoteIdParam },
+      responses: { 200: json(DeletedResponse, 'Deleted.'), ...commonErrors, ...notFoundError },
+    }),
+    async (c) => c.json(await deleteNote(deps.db, c.get('actor'), c.req.valid('param').id), 200),
+  );
+
+  return app;
+}

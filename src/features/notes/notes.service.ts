@@ -1,0 +1,182 @@
+import type { Db, Dialect, NotesTable } from '../../db/schema.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { nowIso } from '../../lib/time.ts';
+import type { Actor } from '../api-keys/scopes.ts';
+import { recordEvent } from '../events/events.ts';
+import { parseTranscript, type TranscriptSegment } from '../processing/parse-transcript.ts';
+import { enqueueProcessing } from '../processing/process-note.job.ts';
+import { notesRepo, type Space } from './notes.repo.ts';
+import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
+import { renderTranscript, toNoteDetail, toNoteListItem } from './notes.view.ts';
+
+const space = (actor: Actor): Space => ({ accountId: actor.accountId, mode: actor.mode });
+
+/** Lists the caller's notes, newest first, with the total number of matches. */
+export async function listNotes(db: Db, dialect: Dialect, actor: Actor, input: ListNotesInput) {
+  const { rows, total } = await notesRepo.list(
+    db,
+    dialect,
+    space(actor),
+    { q: input.q, from: input.from, to: input.to, tag: input.tag },
+    { limit: input.per_page, offset: (input.page - 1) * input.per_page },
+  );
+  return { data: rows.map(toNoteListItem), meta: { page: input.page, per_page: input.per_page, total } };
+}
+
+/** One note in detail form; 404 for ids of other accounts or the other mode. */
+export async function getNote(db: Db, actor: Actor, id: string, options: { segments?: boolean } = {}) {
+  const note = await notesRepo.find(db, space(actor), id);
+  if (!note) throw notFound('note', id);
+  return toNoteDetail(note, await loadParts(db, id, options.segments ?? false), options.segments ?? false);
+}
+
+async function loadParts(db: Db, noteId: string, withSegments: boolean) {
+  const [segments, speakers, highlights, actionItems] = await Promise.all([
+    withSegments ? notesRepo.segments(db, noteId) : Promise.resolve([]),
+    notesRepo.speakers(db, noteId),
+    notesRepo.highlights(db, noteId),
+    notesRepo.actionItems(db, noteId),
+  ]);
+  return { segments, speakers, highlights, actionItems };
+}
+
+/** Updates title and/or tags; a title set by the user is kept when processing finishes later. */
+export async function updateNote(
+  db: Db,
+  actor: Actor,
+  id: string,
+  input: { title?: string; tags?: string[] },
+) {
+  return db.transaction().execute(async (trx) => {
+    const note = await notesRepo.find(trx, space(actor), id);
+    if (!note) throw notFound('note', id);
+    const patch: Parameters<typeof notesRepo.update>[2] = { updated_at: nowIso() };
+    if (input.title !== undefined) Object.assign(patch, { title: input.title, title_locked: 1 });
+    if (input.tags !== undefined) {
+      patch.tags = JSON.stringify(input.tags);
+      await notesRepo.replaceTags(trx, space(actor), id, input.tags);
+    }
+    await notesRepo.update(trx, id, patch);
+    return {
+      id,
+      title: input.title ?? note.title,
+      tags: input.tags ?? (JSON.parse(note.tags) as string[]),
+    };
+  });
+}
+
+/** Permanently deletes the note and everything it owns (recording, items, highlights, speakers, index). */
+export async function deleteNote(db: Db, actor: Actor, id: string) {
+  await db.transaction().execute(async (trx) => {
+    const note = await notesRepo.find(trx, space(actor), id);
+    if (!note) throw notFound('note', id);
+    // A queued processing job finds the note gone and ends; nothing else refers to it.
+    await trx.deleteFrom('recordings').where('note_id', '=', id).execute();
+    await notesRepo.delete(trx, id);
+  });
+  return { deleted: true as const };
+}
+
+const INSERT_BATCH = 500;
+
+/**
+ * Creates a note from a transcript or segments: stored at once with status `processing`, `note.created`
+ * written to the outbox and a processing job queued, all in one transaction.
+ */
+export async function createNote(
+  db: Db,
+  actor: Actor,
+  input: CreateNoteInput,
+  limits: { maxTranscriptBytes: number; jobMaxAttempts: number },
+) {
+  let segments: TranscriptSegment[];
+  if (input.transcript !== undefined) {
+    if (Buffer.byteLength(input.transcript, 'utf8') > limits.maxTranscriptBytes) {
+      throw new AppError('payload_too_large', `transcript exceeds ${limits.maxTranscriptBytes} bytes.`, {
+        param: 'transcript',
+      });
+    }
+    segments = parseTranscript(input.transcript);
+  } else {
+    segments = input.segments!.map((s) => ({ ...s, text: s.text.trim() }));
+    const bad = segments.findIndex((s) => s.end_ms < s.start_ms);
+    if (bad >= 0) {
+      throw new AppError('parameter_invalid', 'end_ms must not be before start_ms.', {
+        param: `segments.${bad}.end_ms`,
+      });
+    }
+  }
+  const names = new Map((input.speakers ?? []).map((s) => [s.label, s.name]));
+  const labels = [...new Set(segments.map((s) => s.speaker))];
+  const now = nowIso();
+  const tags = input.tags ?? [];
+  const note: Omit<NotesTable, 'seq'> = {
+    id: newId('note'),
+    account_id: actor.accountId,
+    mode: actor.mode,
+    recording_id: null,
+    status: 'processing',
+    failure_reason: null,
+    title: input.title ?? provisionalTitle(segments),
+    title_locked: input.title ? 1 : 0,
+    summary: '',
+    transcript: renderTranscript(segments),
+    duration_seconds:
+      input.duration_seconds ?? Math.ceil(Math.max(0, ...segments.map((s) => s.end_ms)) / 1000),
+    tags: JSON.stringify(tags),
+    created_at: input.created_at ?? now,
+    updated_at: now,
+  };
+  const s = space(actor);
+  await db.transaction().execute(async (trx) => {
+    await notesRepo.insert(trx, note);
+    for (let i = 0; i < segments.length; i += INSERT_BATCH) {
+      await trx
+        .insertInto('segments')
+        .values(
+          segments.slice(i, i + INSERT_BATCH).map((seg, j) => ({
+            note_id: note.id,
+            account_id: s.accountId,
+            mode: s.mode,
+            position: i + j,
+            speaker: seg.speaker,
+            start_ms: seg.start_ms,
+            end_ms: seg.end_ms,
+            text: seg.text,
+          })),
+        )
+        .execute();
+    }
+    if (labels.length) {
+      await trx
+        .insertInto('speakers')
+        .values(
+          labels.map((label, position) => ({
+            note_id: note.id,
+            account_id: s.accountId,
+            mode: s.mode,
+            position,
+            label,
+            name: names.get(label) ?? label,
+          })),
+        )
+        .execute();
+    }
+    await notesRepo.replaceTags(trx, s, note.id, tags);
+    await recordEvent(trx, s, 'note.created', toNoteListItem({ ...note, highlight_count: 0 }));
+    await enqueueProcessing(trx, s, note.id, limits.jobMaxAttempts);
+  });
+  return getNote(db, actor, note.id);
+}
+
+/** A readable title until analysis writes the real one: the first words of the transcript. */
+function provisionalTitle(segments: TranscriptSegment[]): string {
+  const words = segments
+    .map((s) => s.text)
+    .join(' ')
+    .split(/\s+/)
+    .filter(Boolean);
+  const title = words.slice(0, 10).join(' ');
+  return title.length > 80 ? `${title.slice(0, 77).trimEnd()}…` : title || 'Meeting notes';
+}

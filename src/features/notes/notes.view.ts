@@ -1,0 +1,81 @@
+import type { NotesTable } from '../../db/schema.ts';
+
+type ListRow = Pick<
+  NotesTable,
+  'id' | 'title' | 'summary' | 'created_at' | 'duration_seconds' | 'recording_id' | 'tags'
+> & { highlight_count: number | string | null };
+
+/** Note list form (spec §2): recording_id omitted when absent. */
+export function toNoteListItem(row: ListRow) {
+  return {
+    id: row.id,
+    title: row.title,
+    summary: row.summary,
+    created_at: row.created_at,
+    duration_seconds: Number(row.duration_seconds),
+    ...(row.recording_id ? { recording_id: row.recording_id } : {}),
+    tags: JSON.parse(row.tags) as string[],
+    highlights: Number(row.highlight_count ?? 0),
+  };
+}
+
+export interface NoteParts {
+  segments: { speaker: string; start_ms: number; end_ms: number; text: string }[];
+  speakers: { label: string; name: string }[];
+  highlights: { id: string; timestamp_ms: number; text: string }[];
+  actionItems: {
+    id: string;
+    text: string;
+    assignee: string | null;
+    due: string | null;
+    status: 'pending' | 'completed';
+  }[];
+}
+
+/** Note detail form (spec §2) plus (ext) status, failure_reason and, on request, segments. */
+export function toNoteDetail(
+  row: NotesTable | Omit<NotesTable, 'seq'>,
+  parts: NoteParts,
+  withSegments: boolean,
+) {
+  return {
+    id: row.id,
+    title: row.title,
+    summary: row.summary,
+    transcript: row.transcript,
+    action_items: parts.actionItems.map((a) => ({
+      id: a.id,
+      text: a.text,
+      ...(a.assignee ? { assignee: a.assignee } : {}),
+      ...(a.due ? { due: a.due } : {}),
+      status: a.status,
+    })),
+    highlights: parts.highlights.map((h) => ({
+      id: h.id,
+      timestamp_ms: Number(h.timestamp_ms),
+      text: h.text,
+    })),
+    speakers: parts.speakers,
+    tags: JSON.parse(row.tags) as string[],
+    created_at: row.created_at,
+    duration_seconds: Number(row.duration_seconds),
+    ...(row.recording_id ? { recording_id: row.recording_id } : {}),
+    status: row.status,
+    ...(row.failure_reason ? { failure_reason: row.failure_reason } : {}),
+    ...(withSegments
+      ? {
+          segments: parts.segments.map((s) => ({
+            speaker: s.speaker,
+            start_ms: Number(s.start_ms),
+            end_ms: Number(s.end_ms),
+            text: s.text,
+          })),
+        }
+      : {}),
+  };
+}
+
+/** The transcript text of the API: one speaker turn per line, `<label>: <text>`. */
+export function renderTranscript(segments: { speaker: string; text: string }[]): string {
+  return segments.map((s) => `${s.speaker}: ${s.text.replace(/\s*\n\s*/g, ' ').trim()}`).join('\n');
+}

@@ -1,0 +1,118 @@
+import { AppError } from '../../lib/errors.ts';
+
+/** One speaker turn with its position in the recording. */
+export interface TranscriptSegment {
+  speaker: string;
+  start_ms: number;
+  end_ms: number;
+  text: string;
+}
+
+/** Words per minute used to estimate timings for plain `Label: text` transcripts that carry none. */
+const WORDS_PER_MINUTE = 150;
+const UNKNOWN_SPEAKER = 'Speaker 1';
+const TIMING =
+  /^\s*(?:(\d{1,3}):)?(\d{1,2}):(\d{2})[.,](\d{1,3})\s*-->\s*(?:(\d{1,3}):)?(\d{1,2}):(\d{2})[.,](\d{1,3})/;
+const LABEL = /^\s*([^:\n]{1,60}?)\s*:\s+(\S.*)$/;
+
+/**
+ * Parses a transcript given as WebVTT, SRT or `Label: text` lines into speaker segments.
+ * Format is detected from content; consecutive lines of one speaker are merged into one turn.
+ */
+export function parseTranscript(input: string): TranscriptSegment[] {
+  const text = input.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  const segments =
+    /^\s*WEBVTT/.test(text) || TIMING.test(firstTimingCandidate(text)) ? parseCues(text) : parseLines(text);
+  if (!segments.length) {
+    throw new AppError('parameter_invalid', 'The transcript contains no text.', { param: 'transcript' });
+  }
+  return segments;
+}
+
+function firstTimingCandidate(text: string): string {
+  return text.split('\n').find((l) => l.includes('-->')) ?? '';
+}
+
+function toMs(h: string | undefined, m: string, s: string, frac: string): number {
+  return ((Number(h ?? 0) * 60 + Number(m)) * 60 + Number(s)) * 1000 + Number(frac.padEnd(3, '0'));
+}
+
+/** WebVTT and SRT: blocks of an optional id, a timing line, and text lines (`<v Name>` or `Name:` for speakers). */
+function parseCues(text: string): TranscriptSegment[] {
+  const out: TranscriptSegment[] = [];
+  for (const block of text.split(/\n\s*\n/)) {
+    const lines = block.split('\n');
+    const t = lines.findIndex((l) => TIMING.test(l));
+    if (t < 0) continue;
+    const m = TIMING.exec(lines[t]!)!;
+    const start = toMs(m[1], m[2]!, m[3]!, m[4]!);
+    const end = Math.max(start, toMs(m[5], m[6]!, m[7]!, m[8]!));
+    let body = lines
+      .slice(t + 1)
+      .join(' ')
+      .trim();
+    let speaker: string | undefined;
+    const voice = /^<v(?:\.[^\s>]+)?\s+([^>]+)>/.exec(body);
+    if (voice) {
+      speaker = voice[1]!.trim();
+      body = body.slice(voice[0].length);
+    }
+    body = body
+      .replace(/<[^>]+>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (!speaker) {
+      const label = LABEL.exec(body);
+      if (label) {
+        speaker = label[1]!.trim();
+        body = label[2]!.trim();
+      }
+    }
+    if (!body) continue;
+    push(out, { speaker: speaker ?? previousSpeaker(out), start_ms: start, end_ms: end, text: body });
+  }
+  return out;
+}
+
+/** `Label: text` lines; lines without a label continue the previous turn. Timings are estimated from words. */
+function parseLines(text: string): TranscriptSegment[] {
+  const turns: { speaker: string; text: string }[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    const label = LABEL.exec(line);
+    if (label && !/^https?$/i.test(label[1]!)) {
+      const speaker = label[1]!.trim();
+      const last = turns.at(-1);
+      if (last && last.speaker === speaker) last.text += ` ${label[2]!.trim()}`;
+      else turns.push({ speaker, text: label[2]!.trim() });
+    } else if (turns.length) {
+      turns.at(-1)!.text += ` ${line}`;
+    } else {
+      turns.push({ speaker: UNKNOWN_SPEAKER, text: line });
+    }
+  }
+  let clock = 0;
+  return turns.map((turn) => {
+    const words = turn.text.split(/\s+/).filter(Boolean).length;
+    const duration = Math.max(1000, Math.round((words / WORDS_PER_MINUTE) * 60_000));
+    const segment = { speaker: turn.speaker, start_ms: clock, end_ms: clock + duration, text: turn.text };
+    clock += duration;
+    return segment;
+  });
+}
+
+function previousSpeaker(out: TranscriptSegment[]): string {
+  return out.at(-1)?.speaker ?? UNKNOWN_SPEAKER;
+}
+
+/** Consecutive cues of the same speaker become one turn. */
+function push(out: TranscriptSegment[], segment: TranscriptSegment) {
+  const last = out.at(-1);
+  if (last && last.speaker === segment.speaker && segment.start_ms - last.end_ms < 2000) {
+    last.text += ` ${segment.text}`;
+    last.end_ms = Math.max(last.end_ms, segment.end_ms);
+  } else {
+    out.push(segment);
+  }
+}

@@ -1,0 +1,44 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { AppError, ERROR_CODES } from '../lib/errors.ts';
+import type { AppEnv } from './context.ts';
+
+/** The one error body of the API: `{error: {type, code, message, param?, request_id}}`. */
+export function errorResponse(c: Context<AppEnv>, error: AppError): Response {
+  const { status, type } = ERROR_CODES[error.code];
+  for (const [name, value] of Object.entries(error.details.headers ?? {})) c.header(name, value);
+  if (status === 401) c.header('WWW-Authenticate', 'Bearer realm="minutes"');
+  return c.json(
+    {
+      error: {
+        type,
+        code: error.code,
+        message: error.message,
+        ...(error.details.param ? { param: error.details.param } : {}),
+        request_id: c.get('requestId'),
+      },
+    },
+    status as ContentfulStatusCode,
+  );
+}
+
+/** Maps anything thrown to an AppError; unexpected errors are logged with their stack and returned as 500. */
+export function toAppError(c: Context<AppEnv>, err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 415) {
+      return new AppError('unsupported_media_type', 'Content-Type must be application/json.');
+    }
+    if (err.status === 400 && /json/i.test(err.message)) {
+      return new AppError('body_invalid_json', 'The request body is not valid JSON.');
+    }
+    if (err.status === 413) return new AppError('payload_too_large', 'The request body is too large.');
+    if (err.status < 500) return new AppError('parameter_invalid', err.message || 'Invalid request.');
+  }
+  c.get('log')?.error({ err }, 'unhandled error');
+  return new AppError(
+    'internal_error',
+    'An internal error occurred. It has been logged; quote the request id.',
+  );
+}
