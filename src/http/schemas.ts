@@ -34,6 +34,23 @@ export const bodyErrors = {
   415: errorResponse('Content-Type is not application/json.'),
 } as const;
 
+/** Optional `Idempotency-Key` header of POST operations that create something. */
+export const IdempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: 'idempotency-key', in: 'header' },
+      description: 'Replays return the first response; 1–255 printable ASCII characters; kept 24 h.',
+      example: 'c0ffee-2026-11-23-001',
+    }),
+});
+
+export const idempotencyErrors = {
+  409: errorResponse('A request with this Idempotency-Key is still running.'),
+  422: errorResponse('This Idempotency-Key was used with a different request.'),
+} as const;
+
 const intParam = (name: string, min: number, max: number, fallback: number) =>
   z
     .string()

@@ -1,7 +1,8 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv, Deps } from '../../http/context.ts';
+import { idempotent } from '../../http/idempotency.ts';
 import { jsonBody, requireScope } from '../../http/middleware.ts';
-import { bodyErrors, commonErrors, Meta, notFoundError } from '../../http/schemas.ts';
+import { bodyErrors, commonErrors, IdempotencyHeaders, idempotencyErrors, Meta, notFoundError } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import {
   CreateNoteBody,
@@ -56,12 +57,16 @@ export function notesRoutes(deps: Deps) {
         'Accepts `Label: text` lines, WebVTT, SRT or timed segments. The note is stored at once with status ' +
         '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
         'Honors `Idempotency-Key`. Scope: `notes:write`.',
-      middleware: [requireScope('notes:write'), jsonBody(() => transcriptBodyLimit, deps)] as const,
-      request: { body: { required: true, content: { 'application/json': { schema: CreateNoteBody } } } },
+      middleware: [requireScope('notes:write'), jsonBody(() => transcriptBodyLimit, deps), idempotent(deps.db)] as const,
+      request: {
+        headers: IdempotencyHeaders,
+        body: { required: true, content: { 'application/json': { schema: CreateNoteBody } } },
+      },
       responses: {
         202: json(NoteDetail, 'The note, accepted for processing.'),
         ...commonErrors,
         ...bodyErrors,
+        ...idempotencyErrors,
       },
     }),
     async (c) =>

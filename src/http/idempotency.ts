@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Db } from '../db/schema.ts';
+import { AppError } from '../lib/errors.ts';
+import { nowIso, toIso } from '../lib/time.ts';
+import type { AppEnv } from './context.ts';
+
+/** A first request that never finished (its process died) stops blocking its key after this long. */
+const ABANDONED_MS = 5 * 60_000;
+/** Stored responses are kept this long, then the key may be used afresh. */
+const RETENTION_MS = 24 * 3600_000;
+const KEY_RE = /^[\x21-\x7e]{1,255}$/;
+
+/** What identifies "the same request": method, path and the parsed JSON body. */
+async function fingerprint(c: Context<AppEnv>): Promise<string> {
+  const body = await c.req.json().catch(() => null);
+  return createHash('sha256')
+    .update(`${c.req.method} ${c.req.path}\n${JSON.stringify(body)}`)
+    .digest('hex');
+}
+
+/**
+ * Honors `Idempotency-Key` (Stripe semantics): a replay returns the first response; the same key with a
+ * different request is 422; a replay while the first is still running is 409. Only successful responses are
+ * stored, so a request that failed validation can be corrected and retried with the same key.
+ */
+export function idempotent(db: Db): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const key = c.req.header('idempotency-key');
+    if (key === undefined) return next();
+    if (!KEY_RE.test(key)) {
+      throw new AppError('parameter_invalid', 'Idempotency-Key must be 1–255 printable ASCII characters.', {
+        param: 'Idempotency-Key',
+      });
+    }
+    const actor = c.get('actor');
+    const space = { account_id: actor.accountId, mode: actor.mode, key };
+    const hash = await fingerprint(c);
+    const claimed = await claim(db, space, hash);
+    if (!claimed) {
+      const row = await db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('account_id', '=', space.account_id)
+        .where('mode', '=', space.mode)
+        .where('key', '=', key)
+        .executeTakeFirstOrThrow();
+      if (row.response_status === null) {
+        throw new AppError(
+          'idempotency_key_in_use',
+          'A request with this Idempotency-Key is still being processed.',
+        );
+      }
+      if (row.request_hash !== hash) {
+        throw new AppError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was used with a different request; use a new key for a new request.',
+        );
+      }
+      c.header('Idempotent-Replayed', 'true');
+      return c.body(row.response_body ?? '', row.response_status as ContentfulStatusCode, {
+        'Content-Type': 'application/json; charset=UTF-8',
+      });
+    }
+    let stored = false;
+    try {
+      await next();
+      if (c.res.status >= 200 && c.res.status < 300 && !c.error) {
+        const text = await c.res.clone().text();
+        await db
+          .updateTable('idempotency_keys')
+          .set({ response_status: c.res.status, response_body: text })
+          .where('account_id', '=', space.account_id)
+          .where('mode', '=', space.mode)
+          .where('key', '=', key)
+          .execute();
+        stored = true;
+      }
+    } finally {
+      if (!stored) {
+        await db
+          .deleteFrom('idempotency_keys')
+          .where('account_id', '=', space.account_id)
+          .where('mode', '=', space.mode)
+          .where('key', '=', key)
+          .where('response_status', 'is', null)
+          .execute();
+      }
+    }
+  };
+}
+
+/** Takes the key for this request: a new key, an expired one, or one abandoned by a crashed request. */
+async function claim(
+  db: Db,
+  space: { account_id: string; mode: 'live' | 'test'; key: string },
+  hash: string,
+) {
+  const now = Date.now();
+  const inserted = await db
+    .insertInto('idempotency_keys')
+    .values({
+      ...space,
+      request_hash: hash,
+      response_status: null,
+      response_body: null,
+      created_at: nowIso(),
+    })
+    .onConflict((oc) => oc.columns(['account_id', 'mode', 'key']).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return true;
+  const retaken = await db
+    .updateTable('idempotency_keys')
+    .set({ request_hash: hash, response_status: null, response_body: null, created_at: nowIso() })
+    .where('account_id', '=', space.account_id)
+    .where('mode', '=', space.mode)
+    .where('key', '=', space.key)
+    .where((eb) =>
+      eb.or([
+        eb('created_at', '<', toIso(now - RETENTION_MS)),
+        eb.and([eb('response_status', 'is', null), eb('created_at', '<', toIso(now - ABANDONED_MS))]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(retaken.numUpdatedRows) > 0;
+}
