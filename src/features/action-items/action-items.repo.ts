@@ -1,0 +1,120 @@
+import { type SqlBool, sql } from 'kysely';
+import type { ActionItemStatus, ActionItemsTable, Db } from '../../db/schema.ts';
+import type { Space } from '../notes/notes.repo.ts';
+
+export interface ActionItemFilters {
+  status?: ActionItemStatus;
+  noteId?: string;
+  /** Exact stored spellings to match (already resolved case-insensitively by `assigneeSpellings`). */
+  assignees?: string[];
+}
+
+export interface ActionItemPatch {
+  text?: string;
+  status?: ActionItemStatus;
+  due?: string | null;
+  assignee?: string | null;
+}
+
+const INSERT_BATCH = 500;
+
+function filtered(db: Db, space: Space, f: ActionItemFilters) {
+  let query = db
+    .selectFrom('action_items')
+    .where('account_id', '=', space.accountId)
+    .where('mode', '=', space.mode);
+  if (f.status) query = query.where('status', '=', f.status);
+  if (f.noteId !== undefined) query = query.where('note_id', '=', f.noteId);
+  if (f.assignees !== undefined) {
+    query = f.assignees.length
+      ? query.where('assignee', 'in', f.assignees)
+      : query.where(sql<SqlBool>`1 = 0`);
+  }
+  return query;
+}
+
+export const actionItemsRepo = {
+  async list(db: Db, space: Space, f: ActionItemFilters, page: { limit: number; offset: number }) {
+    const base = filtered(db, space, f);
+    const [rows, total] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(total.n) };
+  },
+
+  /**
+   * The distinct assignee spellings of a data space. Case-insensitive matching is done on these in JS:
+   * SQLite's lower() folds ASCII only, PostgreSQL's folds Unicode, and the filter must answer the same on both.
+   */
+  distinctAssignees: async (db: Db, space: Space): Promise<string[]> =>
+    (
+      await db
+        .selectFrom('action_items')
+        .select('assignee')
+        .distinct()
+        .where('account_id', '=', space.accountId)
+        .where('mode', '=', space.mode)
+        .where('assignee', 'is not', null)
+        .execute()
+    ).map((r) => r.assignee!),
+
+  find: (db: Db, space: Space, id: string) =>
+    db
+      .selectFrom('action_items')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .executeTakeFirst(),
+
+  /**
+   * Applies a patch in one statement and returns the row after it, or undefined when the id is not in the
+   * space. Completing keeps an existing `completed_at` (decided on the row's current state inside the same
+   * statement, so two concurrent completions cannot move it); returning to pending clears it.
+   */
+  update: (db: Db, space: Space, id: string, patch: ActionItemPatch, now: string) =>
+    db
+      .updateTable('action_items')
+      .set((eb) => ({
+        updated_at: now,
+        ...(patch.text !== undefined ? { text: patch.text } : {}),
+        ...(patch.due !== undefined ? { due: patch.due } : {}),
+        ...(patch.assignee !== undefined ? { assignee: patch.assignee } : {}),
+        ...(patch.status === 'pending' ? { status: 'pending' as const, completed_at: null } : {}),
+        ...(patch.status === 'completed'
+          ? {
+              status: 'completed' as const,
+              completed_at: eb.fn.coalesce(
+                eb
+                  .case()
+                  .when('action_items.status', '=', 'completed')
+                  .then(eb.ref('action_items.completed_at'))
+                  .end(),
+                eb.val(now),
+              ),
+            }
+          : {}),
+      }))
+      .where('id', '=', id)
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .returningAll()
+      .executeTakeFirst(),
+
+  /** Inserts action items (processing extracts them; the test-mode seed writes them directly). */
+  async insert(db: Db, rows: ActionItemsTable[]) {
+    for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+      await db
+        .insertInto('action_items')
+        .values(rows.slice(i, i + INSERT_BATCH))
+        .execute();
+    }
+  },
+};

@@ -1,0 +1,70 @@
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Deps } from '../../http/context.ts';
+import { jsonBody, requireScope } from '../../http/middleware.ts';
+import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
+import { validationHook } from '../../http/validation.ts';
+import {
+  ActionItem,
+  ActionItemIdParam,
+  ActionItemList,
+  ListActionItemsQuery,
+  UpdateActionItemBody,
+} from './action-items.schema.ts';
+import { listActionItems, updateActionItem } from './action-items.service.ts';
+
+const json = <T>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+/** /v1/action-items: list across notes, update one. Routes parse, call the service, shape nothing else. */
+export function actionItemsRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: ['Action items'],
+      summary: 'List action items',
+      description:
+        'Action items across all notes, newest first (`created_at` desc, then `id` desc), filterable by ' +
+        '`status`, (ext) `note_id` and (ext) `assignee`. Scope: `actions:read`.',
+      middleware: [requireScope('actions:read')] as const,
+      request: { query: ListActionItemsQuery },
+      responses: { 200: json(ActionItemList, 'A page of action items.'), ...commonErrors },
+    }),
+    async (c) => c.json(await listActionItems(deps.db, c.get('actor'), c.req.valid('query')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/{id}',
+      tags: ['Action items'],
+      summary: 'Update an action item',
+      description:
+        'Sets `status`, `text`, `due` and/or (ext) `assignee`; `null` clears `due` or `assignee`. Completing ' +
+        'sets `completed_at` (unchanged if it already was completed); back to `pending` removes it. ' +
+        'Scope: `actions:write`.',
+      middleware: [requireScope('actions:write'), jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+      request: {
+        params: ActionItemIdParam,
+        body: { required: true, content: { 'application/json': { schema: UpdateActionItemBody } } },
+      },
+      responses: {
+        200: json(ActionItem, 'The whole action item after the update.'),
+        ...commonErrors,
+        ...notFoundError,
+        ...bodyErrors,
+      },
+    }),
+    async (c) =>
+      c.json(
+        await updateActionItem(deps.db, c.get('actor'), c.req.valid('param').id, c.req.valid('json')),
+        200,
+      ),
+  );
+
+  return app;
+}

@@ -1,0 +1,52 @@
+import type { Db } from '../../db/schema.ts';
+import { notFound } from '../../lib/errors.ts';
+import { nowIso } from '../../lib/time.ts';
+import type { Actor } from '../api-keys/scopes.ts';
+import type { Space } from '../notes/notes.repo.ts';
+import { type ActionItemFilters, actionItemsRepo } from './action-items.repo.ts';
+import type { ListActionItemsInput, UpdateActionItemInput } from './action-items.schema.ts';
+import { type ActionItemView, toActionItem } from './action-items.view.ts';
+
+const space = (actor: Actor): Space => ({ accountId: actor.accountId, mode: actor.mode });
+
+/**
+ * Lists the caller's action items across notes, newest first (`created_at` desc, `id` desc), filtered by
+ * status and optionally by note and assignee (exact name, case-insensitive).
+ */
+export async function listActionItems(
+  db: Db,
+  actor: Actor,
+  input: ListActionItemsInput,
+): Promise<{ data: ActionItemView[]; meta: { page: number; per_page: number; total: number } }> {
+  const filters: ActionItemFilters = {
+    status: input.status === 'all' ? undefined : input.status,
+    noteId: input.note_id,
+  };
+  if (input.assignee !== undefined) {
+    const wanted = input.assignee.toLowerCase();
+    filters.assignees = (await actionItemsRepo.distinctAssignees(db, space(actor))).filter(
+      (name) => name.toLowerCase() === wanted,
+    );
+  }
+  const { rows, total } = await actionItemsRepo.list(db, space(actor), filters, {
+    limit: input.per_page,
+    offset: (input.page - 1) * input.per_page,
+  });
+  return { data: rows.map(toActionItem), meta: { page: input.page, per_page: input.per_page, total } };
+}
+
+/**
+ * Updates status, text, due date and/or assignee and returns the whole item (list form).
+ * Completing sets `completed_at` unless the item already was completed; back to pending removes it.
+ * `null` clears `due` or `assignee`. 404 for ids of other accounts or the other mode.
+ */
+export async function updateActionItem(
+  db: Db,
+  actor: Actor,
+  id: string,
+  input: UpdateActionItemInput,
+): Promise<ActionItemView> {
+  const row = await actionItemsRepo.update(db, space(actor), id, input, nowIso());
+  if (!row) throw notFound('action item', id);
+  return toActionItem(row);
+}

@@ -1,0 +1,110 @@
+import type { Db, Mode } from '../../db/schema.ts';
+import { newId } from '../../lib/ids.ts';
+import { toIso } from '../../lib/time.ts';
+import { renderTranscript } from '../notes/notes.view.ts';
+import { buildSeedDataset, type SeedNote } from './seed.dataset.ts';
+import { type SeedRows, seedRepo } from './seed.repo.ts';
+
+const TEST: Mode = 'test';
+
+/** Accounts known to be seeded, per database handle, so a seeded account costs no query per request. */
+const seeded = new WeakMap<Db, Set<string>>();
+/** Seeds in progress in this process, so concurrent first requests share one transaction. */
+const inFlight = new WeakMap<Db, Map<string, Promise<void>>>();
+
+function forDb<V>(map: WeakMap<Db, V>, db: Db, make: () => V): V {
+  let value = map.get(db);
+  if (!value) {
+    value = make();
+    map.set(db, value);
+  }
+  return value;
+}
+
+/**
+ * Seeds the account's test data space on first use with the deterministic mock data set (24 notes with
+ * transcripts, speakers, highlights, tags and action items in both states, spread over the last 60 days).
+ * Once only, across processes: the data_spaces marker is inserted in the same transaction as the data
+ * (ON CONFLICT DO NOTHING); whoever loses the race inserts nothing. The live data space is never touched,
+ * the processing pipeline is not involved and no events are written.
+ */
+export async function ensureSeeded(db: Db, accountId: string): Promise<void> {
+  const done = forDb(seeded, db, () => new Set<string>());
+  if (done.has(accountId)) return;
+  const running = forDb(inFlight, db, () => new Map<string, Promise<void>>());
+  let pending = running.get(accountId);
+  if (!pending) {
+    pending = seedOnce(db, accountId).then(
+      () => {
+        done.add(accountId);
+        running.delete(accountId);
+      },
+      (err: unknown) => {
+        running.delete(accountId);
+        throw err;
+      },
+    );
+    running.set(accountId, pending);
+  }
+  await pending;
+}
+
+async function seedOnce(db: Db, accountId: string): Promise<void> {
+  if (await seedRepo.isSeeded(db, accountId, TEST)) return;
+  const now = Date.now();
+  const rows = toRows(accountId, buildSeedDataset(now));
+  await db.transaction().execute(async (trx) => {
+    if (!(await seedRepo.claim(trx, accountId, TEST, toIso(now)))) return;
+    await seedRepo.insertRows(trx, rows);
+  });
+}
+
+/**
+ * Attaches ids and the account to the data set. Ids come from newId (CSPRNG) like every other id: the
+ * content is what is deterministic, and the marker, not the ids, is what makes seeding happen once.
+ */
+export function toRows(accountId: string, notes: SeedNote[]): SeedRows {
+  const space = { account_id: accountId, mode: TEST };
+  const rows: SeedRows = {
+    notes: [],
+    segments: [],
+    speakers: [],
+    noteTags: [],
+    highlights: [],
+    actionItems: [],
+  };
+  for (const note of notes) {
+    const noteId = newId('note');
+    const owned = { note_id: noteId, ...space };
+    rows.notes.push({
+      id: noteId,
+      ...space,
+      recording_id: null,
+      status: 'ready',
+      failure_reason: null,
+      title: note.title,
+      title_locked: 0,
+      summary: note.summary,
+      transcript: renderTranscript(note.segments),
+      duration_seconds: note.duration_seconds,
+      tags: JSON.stringify(note.tags),
+      created_at: note.created_at,
+      updated_at: note.action_items[0]?.created_at ?? note.created_at,
+    });
+    rows.segments.push(...note.segments.map((s, position) => ({ ...owned, position, ...s })));
+    rows.speakers.push(...note.speakers.map((s, position) => ({ ...owned, position, ...s })));
+    rows.noteTags.push(
+      ...[...new Set(note.tags.map((t) => t.toLowerCase()))].map((tag) => ({ ...owned, tag })),
+    );
+    rows.highlights.push(...note.highlights.map((h) => ({ id: newId('highlight'), ...owned, ...h })));
+    rows.actionItems.push(
+      ...note.action_items.map((a) => ({
+        id: newId('actionItem'),
+        ...owned,
+        ...a,
+        updated_at: a.completed_at ?? a.created_at,
+      })),
+    );
+  }
+  return rows;
+}

@@ -1,0 +1,24 @@
+/**
+ * A separate process that seeds one account's test space: the concurrency test starts several of these
+ * against one database, so the once-only marker is tested across connections and processes, without any
+ * in-process cache or lock in between. Usage: node --import tsx seed-child.ts '<database json>' <accountId>
+ * Prints `ready`, waits for a line on stdin (the start signal), seeds, prints `done`.
+ */
+import readline from 'node:readline';
+import type { Config } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/connect.ts';
+import { ensureSeeded } from '../../src/features/test-mode/seed.service.ts';
+
+const database = JSON.parse(process.argv[2]!) as Config['database'];
+const accountId = process.argv[3]!;
+const handle = openDatabase(database, { poolSize: 2 });
+const lines = readline.createInterface({ input: process.stdin });
+process.stdout.write('ready\n');
+await new Promise<void>((resolve) => lines.once('line', () => resolve()));
+lines.close();
+try {
+  await ensureSeeded(handle.db, accountId);
+  process.stdout.write('done\n');
+} finally {
+  await handle.close();
+}
