@@ -74,23 +74,52 @@ function parseCues(text: string): TranscriptSegment[] {
   return out;
 }
 
+/** A label alone on its line ("Alice:"), as some meeting apps export, announces the next lines' speaker. */
+const BARE_LABEL = /^\s*([^:\n]{1,60}?)\s*:\s*$/;
+const NAME_SHAPED = /^(?:[\p{Lu}\d][\p{L}\d.'’-]*)(?:\s+[\p{Lu}\d][\p{L}\d.'’-]*){0,3}$/u;
+
+/**
+ * Which `X:` prefixes are speaker labels. Prose such as "note to self: call Bo" has that shape too, so a
+ * candidate (≤ 4 words, no URL scheme) counts when it is name-shaped (every word capitalised or a number,
+ * like "Ana", "Dr. Lee", "Speaker 2"), recurs as a label, opens the transcript or stands alone on its line.
+ */
+function findLabels(lines: string[]): Set<string> {
+  const counts = new Map<string, number>();
+  const strong = new Set<string>();
+  lines.forEach((line, i) => {
+    const bare = BARE_LABEL.exec(line);
+    const m = bare ?? LABEL.exec(line);
+    const label = m?.[1]?.trim();
+    if (!label || label.split(/\s+/).length > 4 || /^(https?|ftp|mailto)$/i.test(label)) return;
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+    if (bare || i === 0 || NAME_SHAPED.test(label)) strong.add(label);
+  });
+  return new Set([...counts].filter(([label, n]) => n >= 2 || strong.has(label)).map(([label]) => label));
+}
+
 /** `Label: text` lines; lines without a label continue the previous turn. Timings are estimated from words. */
 function parseLines(text: string): TranscriptSegment[] {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const labels = findLabels(lines);
   const turns: { speaker: string; text: string }[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (!line) continue;
-    const label = LABEL.exec(line);
-    if (label && !/^https?$/i.test(label[1]!)) {
-      const speaker = label[1]!.trim();
-      const last = turns.at(-1);
-      if (last && last.speaker === speaker) last.text += ` ${label[2]!.trim()}`;
-      else turns.push({ speaker, text: label[2]!.trim() });
-    } else if (turns.length) {
-      turns.at(-1)!.text += ` ${line}`;
-    } else {
-      turns.push({ speaker: UNKNOWN_SPEAKER, text: line });
+  let pending: string | undefined;
+  for (const line of lines) {
+    const bare = BARE_LABEL.exec(line);
+    if (bare && labels.has(bare[1]!.trim())) {
+      pending = bare[1]!.trim();
+      continue;
     }
+    const label = LABEL.exec(line);
+    const speaker = label && labels.has(label[1]!.trim()) ? label[1]!.trim() : undefined;
+    const body = speaker ? label![2]!.trim() : line;
+    const who = speaker ?? pending ?? turns.at(-1)?.speaker ?? UNKNOWN_SPEAKER;
+    pending = undefined;
+    const last = turns.at(-1);
+    if (last && last.speaker === who) last.text += ` ${body}`;
+    else turns.push({ speaker: who, text: body });
   }
   let clock = 0;
   return turns.map((turn) => {

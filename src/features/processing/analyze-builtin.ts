@@ -1,0 +1,63 @@
+import {
+  type ExtractedActionItem,
+  extractActionItems,
+  type SpeakerDirectory,
+} from './extract-action-items.ts';
+import { makeTitle } from './make-title.ts';
+import { type ExtractedHighlight, pickHighlights } from './pick-highlights.ts';
+import { splitSentences } from './sentences.ts';
+import { scoreSentences, summarizeTranscript } from './summarize.ts';
+
+export interface AnalysisInput {
+  segments: readonly { speaker: string; start_ms: number; end_ms: number; text: string }[];
+  /** Display names of speaker labels; a label without one is shown as is. */
+  speakers: readonly { label: string; name: string }[];
+  /** When the note was recorded (ISO 8601): "by Friday" means the Friday after this. */
+  createdAt: string;
+}
+
+/** What analysis adds to a note. */
+export interface Analysis {
+  title: string;
+  summary: string;
+  action_items: ExtractedActionItem[];
+  highlights: ExtractedHighlight[];
+}
+
+/**
+ * The offline analyzer: deterministic (same transcript, same result), no model, no network. Extractive
+ * summary and title by word-frequency salience, rule-based action items with assignee and due date,
+ * highlights from explicit markers plus the most salient statements.
+ */
+export function analyzeTranscript(input: AnalysisInput): Analysis {
+  const sentences = scoreSentences(splitSentences(input.segments));
+  const speakers = createSpeakerDirectory(input.speakers);
+  const speakerNames = input.segments.map((s) => speakers.nameOf(s.speaker));
+  return {
+    title: makeTitle(sentences, speakerNames),
+    summary: summarizeTranscript(sentences),
+    action_items: extractActionItems(sentences, speakers, input.createdAt),
+    highlights: pickHighlights(sentences),
+  };
+}
+
+/** Resolves labels and spoken names ("Maria", "maria lopez", "Speaker 2") to display names. */
+export function createSpeakerDirectory(
+  speakers: readonly { label: string; name: string }[],
+): SpeakerDirectory {
+  const byLabel = new Map(speakers.map((s) => [s.label, s.name]));
+  const bySpoken = new Map<string, string>();
+  for (const { label, name } of speakers) {
+    for (const alias of [name, name.split(/\s+/)[0] ?? '', label]) {
+      const key = alias.trim().toLowerCase();
+      // A first name two speakers share identifies neither.
+      if (!key) continue;
+      if (bySpoken.has(key) && bySpoken.get(key) !== name) bySpoken.set(key, '');
+      else bySpoken.set(key, name);
+    }
+  }
+  return {
+    nameOf: (label) => byLabel.get(label) || label,
+    resolve: (spoken) => bySpoken.get(spoken.trim().toLowerCase()) || undefined,
+  };
+}

@@ -1,0 +1,86 @@
+import type { ActionItemsTable, Db, HighlightsTable, Mode } from '../../db/schema.ts';
+
+export interface Space {
+  accountId: string;
+  mode: Mode;
+}
+
+/** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound parameters. */
+const INSERT_BATCH = 500;
+
+async function insertInBatches<T>(rows: readonly T[], insert: (batch: T[]) => Promise<unknown>) {
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) await insert(rows.slice(i, i + INSERT_BATCH));
+}
+
+/** Every column of a note but the dialect-specific ones (seq, PostgreSQL's search_vector). */
+const NOTE_COLUMNS = [
+  'id',
+  'account_id',
+  'mode',
+  'recording_id',
+  'status',
+  'failure_reason',
+  'title',
+  'title_locked',
+  'summary',
+  'transcript',
+  'duration_seconds',
+  'tags',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** Writes of the processing pipeline; reads of a note go through notesRepo. */
+export const processingRepo = {
+  /**
+   * Stores the analysis on the note and marks it ready, keeping a title the user set. Returns the updated
+   * note, or undefined when there is nothing to do: the note was deleted, or is ready already (a re-run).
+   * On PostgreSQL the UPDATE locks the row, so a concurrent delete or rename waits for this transaction.
+   */
+  markReady: (
+    db: Db,
+    space: Space,
+    noteId: string,
+    result: { title: string; summary: string; now: string },
+  ) =>
+    db
+      .updateTable('notes')
+      .set((eb) => ({
+        summary: result.summary,
+        title: eb.case().when('title_locked', '=', 1).then(eb.ref('title')).else(result.title).end(),
+        status: 'ready',
+        failure_reason: null,
+        updated_at: result.now,
+      }))
+      .where('id', '=', noteId)
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .where('status', '!=', 'ready')
+      .returning(NOTE_COLUMNS)
+      .executeTakeFirst(),
+
+  /** Marks a note that is still processing as failed, with a reason its owner can read. */
+  async markFailed(db: Db, space: Space, noteId: string, reason: string, now: string): Promise<boolean> {
+    const result = await db
+      .updateTable('notes')
+      .set({ status: 'failed', failure_reason: reason, updated_at: now })
+      .where('id', '=', noteId)
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .where('status', '=', 'processing')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  /** Replaces the note's action items, so a re-run does not duplicate them. */
+  async replaceActionItems(db: Db, noteId: string, items: readonly ActionItemsTable[]) {
+    await db.deleteFrom('action_items').where('note_id', '=', noteId).execute();
+    await insertInBatches(items, (batch) => db.insertInto('action_items').values(batch).execute());
+  },
+
+  /** Replaces the note's highlights. */
+  async replaceHighlights(db: Db, noteId: string, highlights: readonly HighlightsTable[]) {
+    await db.deleteFrom('highlights').where('note_id', '=', noteId).execute();
+    await insertInBatches(highlights, (batch) => db.insertInto('highlights').values(batch).execute());
+  },
+};

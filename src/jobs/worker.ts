@@ -1,0 +1,258 @@
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import { randomBase62 } from '../lib/ids.ts';
+import { nowIso, toIso } from '../lib/time.ts';
+import { JOB_CATALOG } from './catalog.ts';
+import type { JobCatalog, JobContext, JobDefinition, JobRun } from './define-job.ts';
+import { type JobLease, type JobRow, jobsRepo } from './jobs.repo.ts';
+
+export interface JobWorker {
+  /** Polls now instead of at the next tick (call after enqueueing). */
+  wake(): void;
+  /** Stops polling and resolves once the job in hand, if any, has been recorded. */
+  stop(): Promise<void>;
+}
+
+export interface RunDueJobsOptions {
+  /** Recorded in `jobs.locked_by`; unique per process by default. */
+  workerId?: string;
+  /** Job types this worker runs; the application's catalog by default. */
+  catalog?: JobCatalog;
+  /** Stops claiming further jobs once aborted (the job in hand is finished). */
+  signal?: AbortSignal;
+}
+
+/** Backoff never grows beyond this, whatever the base and attempt. */
+const MAX_RETRY_DELAY_MS = 6 * 3600_000;
+/** Retry delays are spread by ±20% so jobs that failed together do not retry together. */
+const JITTER = 0.2;
+
+/** A worker id that tells operators where a job ran: host, process, and a random part for uniqueness. */
+export function createWorkerId(): string {
+  return `${hostname()}/${process.pid}/${randomBase62(6)}`;
+}
+
+/** Delay before retry number `attempt` (1-based): base × 2^(attempt−1), ±20% jitter, capped at six hours. */
+export function computeRetryDelayMs(
+  attempt: number,
+  baseSeconds: number,
+  random: () => number = Math.random,
+) {
+  const exponential = baseSeconds * 1000 * 2 ** (attempt - 1);
+  const jittered = exponential * (1 - JITTER + 2 * JITTER * random());
+  return Math.min(MAX_RETRY_DELAY_MS, Math.round(jittered));
+}
+
+/**
+ * Claims and runs due jobs one after another until none is due (or `signal` aborts); returns how many
+ * it ran. Safe to call from several processes at once: each job is claimed by exactly one of them.
+ */
+export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): Promise<number> {
+  const workerId = options.workerId ?? createWorkerId();
+  const catalog = options.catalog ?? JOB_CATALOG;
+  let ran = 0;
+  while (!options.signal?.aborted) {
+    const now = Date.now();
+    const job = await jobsRepo.claimNext(deps.db, deps.dialect, {
+      workerId,
+      now: toIso(now),
+      lockedUntil: toIso(now + deps.config.worker.leaseSeconds * 1000),
+    });
+    if (!job) break;
+    await runClaimedJob(deps, catalog, job, workerId);
+    ran++;
+  }
+  return ran;
+}
+
+/**
+ * Polls for due jobs every `config.worker.pollMs` in this process. A failed poll (database briefly
+ * unreachable) is logged and retried at the next tick.
+ */
+export function startWorker(deps: Deps, options: Omit<RunDueJobsOptions, 'signal'> = {}): JobWorker {
+  const workerId = options.workerId ?? createWorkerId();
+  const stopping = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let pass: Promise<void> | undefined;
+  let wokenDuringPass = false;
+
+  const poll = (): void => {
+    if (stopping.signal.aborted) return;
+    if (pass) {
+      // A job enqueued after this pass looked for work must not wait a whole tick.
+      wokenDuringPass = true;
+      return;
+    }
+    clearTimeout(timer);
+    pass = runDueJobs(deps, { ...options, workerId, signal: stopping.signal })
+      .then(
+        () => undefined,
+        (error: unknown) => deps.logger.error({ err: error, worker_id: workerId }, 'polling for jobs failed'),
+      )
+      .finally(() => {
+        pass = undefined;
+        if (stopping.signal.aborted) return;
+        if (wokenDuringPass) {
+          wokenDuringPass = false;
+          poll();
+        } else {
+          timer = setTimeout(poll, deps.config.worker.pollMs);
+        }
+      });
+  };
+
+  deps.logger.info({ worker_id: workerId, poll_ms: deps.config.worker.pollMs }, 'job worker started');
+  poll();
+  return {
+    wake: poll,
+    async stop() {
+      stopping.abort();
+      clearTimeout(timer);
+      await pass;
+      deps.logger.info({ worker_id: workerId }, 'job worker stopped');
+    },
+  };
+}
+
+/** `Name: message`, the form stored in `jobs.last_error`. */
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+type Outcome = { outcome: 'done' } | { outcome: 'error'; error: unknown };
+
+async function runClaimedJob(deps: Deps, catalog: JobCatalog, row: JobRow, workerId: string) {
+  const lease: JobLease = { id: row.id, workerId, attempt: row.attempts };
+  const job: JobRun = {
+    id: row.id,
+    type: row.type,
+    accountId: row.account_id,
+    mode: row.mode,
+    attempt: row.attempts,
+    maxAttempts: row.max_attempts,
+  };
+  const logger = deps.logger.child({ job_id: job.id, job_type: job.type, attempt: job.attempt });
+
+  // Own-property lookup: a job type named "toString" must not find Object.prototype.toString.
+  const definition = Object.hasOwn(catalog, row.type) ? catalog[row.type] : undefined;
+  if (!definition) {
+    await failJob(deps, logger, lease, `Unknown job type '${row.type}': no handler is registered for it.`);
+    return;
+  }
+  const payload = parsePayload(definition, row.payload);
+  if (!payload.success) {
+    await failJob(deps, logger, lease, `Invalid payload for job type '${row.type}': ${payload.error}`);
+    return;
+  }
+  const ctx: JobContext = { deps, job, logger };
+  if (job.attempt > job.maxAttempts) {
+    // The worker holding the last attempt died: running it again could crash the next worker too.
+    const error = `Gave up after ${job.maxAttempts} attempts: the last attempt's worker stopped without finishing (lease expired).`;
+    await failJobForGood(deps, definition, payload.data, ctx, lease, error, undefined);
+    return;
+  }
+
+  const started = Date.now();
+  const result = await runWithLease(deps, definition, payload.data, ctx, lease);
+  const now = Date.now();
+  switch (result.outcome) {
+    case 'done': {
+      const held = await jobsRepo.complete(deps.db, lease, toIso(now));
+      if (held) logger.info({ duration_ms: now - started }, 'job done');
+      else logger.warn('job finished after its lease was taken over by another worker');
+      return;
+    }
+    case 'error': {
+      const error = describeError(result.error);
+      if (job.attempt < job.maxAttempts) {
+        const delay = computeRetryDelayMs(job.attempt, deps.config.worker.retryBaseSeconds);
+        await jobsRepo.retry(deps.db, lease, toIso(now + delay), error, toIso(now));
+        logger.warn({ err: result.error, retry_in_ms: delay }, 'job failed; will retry');
+      } else {
+        logger.error({ err: result.error }, 'job failed on its last attempt');
+        await failJobForGood(deps, definition, payload.data, ctx, lease, error, result.error);
+      }
+      return;
+    }
+  }
+}
+
+function parsePayload(definition: JobDefinition, raw: string) {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return { success: false as const, error: 'not valid JSON' };
+  }
+  const parsed = definition.payload.safeParse(json);
+  return parsed.success
+    ? { success: true as const, data: parsed.data }
+    : { success: false as const, error: z.prettifyError(parsed.error) };
+}
+
+/** Runs the handler while renewing the lease, so a long job is not taken for a dead one. */
+async function runWithLease(
+  deps: Deps,
+  definition: JobDefinition,
+  payload: unknown,
+  ctx: JobContext,
+  lease: JobLease,
+): Promise<Outcome> {
+  const leaseMs = deps.config.worker.leaseSeconds * 1000;
+  const heartbeat = setInterval(() => {
+    const now = Date.now();
+    jobsRepo.extendLease(deps.db, lease, toIso(now + leaseMs), toIso(now)).then(
+      (held) => {
+        if (!held) ctx.logger.warn('job lease was lost to another worker');
+      },
+      (error: unknown) => ctx.logger.warn({ err: error }, 'could not extend the job lease'),
+    );
+  }, leaseMs / 3);
+  heartbeat.unref();
+  try {
+    await definition.run(payload, ctx);
+    return { outcome: 'done' };
+  } catch (error) {
+    return { outcome: 'error', error };
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/** Fails a job whose handler cannot even start (unknown type, bad payload): retrying cannot help. */
+async function failJob(deps: Deps, logger: Logger, lease: JobLease, error: string) {
+  await jobsRepo.fail(deps.db, lease, error, nowIso());
+  logger.error({ error }, 'job failed');
+}
+
+/**
+ * Marks the job failed and runs its `onFinalFailure` hook in the same transaction, so the job is never
+ * failed while what it was responsible for stays pending. If the hook itself throws, the job is still
+ * failed (a hook failing every time must not make the job run forever).
+ */
+async function failJobForGood(
+  deps: Deps,
+  definition: JobDefinition,
+  payload: unknown,
+  ctx: JobContext,
+  lease: JobLease,
+  error: string,
+  cause: unknown,
+) {
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      const held = await jobsRepo.fail(trx, lease, error, nowIso());
+      if (held) await definition.onFinalFailure?.(payload, { ...ctx, db: trx, error, cause });
+    });
+  } catch (hookError) {
+    ctx.logger.error({ err: hookError }, 'onFinalFailure hook failed');
+    await jobsRepo.fail(
+      deps.db,
+      lease,
+      `${error} (onFinalFailure failed: ${describeError(hookError)})`,
+      nowIso(),
+    );
+  }
+}

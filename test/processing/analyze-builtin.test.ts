@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'vitest';
+import { type AnalysisInput, analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
+import { MAX_TITLE_LENGTH } from '../../src/features/processing/make-title.ts';
+
+// Pure functions: no database, so these run once rather than per dialect.
+
+/** Monday 23 November 2026, 10:00 UTC. */
+const MONDAY = '2026-11-23T10:00:00.000Z';
+
+const SPEAKERS = [
+  { label: 'Speaker 1', name: 'Alice Chen' },
+  { label: 'Speaker 2', name: 'Bob Smith' },
+  { label: 'Speaker 3', name: 'Maria Lopez' },
+];
+
+/** Turns `[label, text]` pairs into segments ten seconds apart. */
+function segments(turns: [string, string][]): AnalysisInput['segments'] {
+  return turns.map(([speaker, text], i) => ({
+    speaker,
+    start_ms: i * 10_000,
+    end_ms: i * 10_000 + 9_000,
+    text,
+  }));
+}
+
+function analyze(turns: [string, string][], createdAt = MONDAY) {
+  return analyzeTranscript({ segments: segments(turns), speakers: SPEAKERS, createdAt });
+}
+
+/** A planning meeting with a clear theme (the launch budget) and filler around it. */
+const PLANNING: [string, string][] = [
+  ['Speaker 1', 'Okay, let us get started. Thanks everyone for joining.'],
+  ['Speaker 1', 'Today we need to finalize the marketing budget for the product launch in March.'],
+  ['Speaker 2', 'The marketing budget is already ten percent over plan because the trade show cost more.'],
+  ['Speaker 3', 'Yeah. Right.'],
+  ['Speaker 2', 'The trade show booth alone took forty percent of the launch budget this quarter.'],
+  ['Speaker 1', 'We could move the launch event online and save most of the event budget.'],
+  ['Speaker 3', 'An online launch event would also reach more customers in other regions.'],
+  ['Speaker 2', 'Sure. Sounds good to me.'],
+  ['Speaker 1', 'The sales team still wants a small launch dinner for the top customers.'],
+  ['Speaker 3', 'A launch dinner for twenty customers fits in the remaining marketing budget.'],
+  ['Speaker 2', 'Hmm, okay.'],
+  ['Speaker 1', 'Then the decision is an online launch event plus one customer dinner within budget.'],
+  ['Speaker 2', 'I will update the budget spreadsheet with the new launch numbers.'],
+  ['Speaker 3', 'Great, thanks.'],
+];
+
+describe('analyzeTranscript: action items', () => {
+  it('assigns "I\'ll …" to the speaker and resolves "by Friday" against the recording date', () => {
+    const { action_items } = analyze([['Speaker 2', "I'll send the deck to the board by Friday."]]);
+    expect(action_items).toEqual([
+      { text: 'Send the deck to the board by Friday', assignee: 'Bob Smith', due: '2026-11-27' },
+    ]);
+  });
+
+  it('understands "I will …" and "tomorrow"', () => {
+    const { action_items } = analyze([['Speaker 1', 'I will draft the partner contract tomorrow.']]);
+    expect(action_items).toEqual([
+      { text: 'Draft the partner contract tomorrow', assignee: 'Alice Chen', due: '2026-11-24' },
+    ]);
+  });
+
+  it('assigns a request to the person it addresses by name, before or inside the question', () => {
+    const { action_items } = analyze([
+      ['Speaker 1', 'Maria, can you book the big room by the 15th?'],
+      ['Speaker 2', 'Can you, Maria, order the catering for next Tuesday?'],
+    ]);
+    expect(action_items).toEqual([
+      // The 15th of November is past on the 23rd: the next 15th is in December.
+      { text: 'Book the big room by the 15th', assignee: 'Maria Lopez', due: '2026-12-15' },
+      { text: 'Order the catering for next Tuesday', assignee: 'Maria Lopez', due: '2026-12-01' },
+    ]);
+  });
+
+  it('keeps an addressee who is not a speaker of the note', () => {
+    const { action_items } = analyze([['Speaker 1', 'Priya, could you please review the hiring plan?']]);
+    expect(action_items).toEqual([{ text: 'Review the hiring plan', assignee: 'Priya' }]);
+  });
+
+  it('assigns an unnamed request to whoever accepts it in the next turn, naming the requester for "me"', () => {
+    const { action_items } = analyze([
+      ['Speaker 1', 'Can you send me the vendor quotes?'],
+      ['Speaker 2', 'Sure, will do.'],
+    ]);
+    expect(action_items).toEqual([{ text: 'Send Alice Chen the vendor quotes', assignee: 'Bob Smith' }]);
+  });
+
+  it('leaves team decisions and "let\'s …" unassigned', () => {
+    const { action_items } = analyze([
+      ['Speaker 1', 'We need to decide whether the launch stays in Berlin.'],
+      ['Speaker 2', "Let's schedule a follow-up with legal next week."],
+      ['Speaker 3', 'Action item: update the pricing page before the launch.'],
+    ]);
+    expect(action_items).toEqual([
+      { text: 'Decide whether the launch stays in Berlin' },
+      { text: 'Schedule a follow-up with legal next week', due: '2026-11-30' },
+      { text: 'Update the pricing page before the launch' },
+    ]);
+  });
+
+  it('takes the owner from an action item that names a speaker', () => {
+    const { action_items } = analyze([
+      ['Speaker 1', 'Action item: Bob to renew the SSL certificate by the end of the week.'],
+    ]);
+    expect(action_items).toEqual([
+      { text: 'Renew the SSL certificate by the end of the week', assignee: 'Bob Smith', due: '2026-11-27' },
+    ]);
+  });
+
+  it('ignores conversation management, questions about the call and past events', () => {
+    const { action_items } = analyze([
+      ['Speaker 1', "Let's get started."],
+      ['Speaker 2', 'Can you hear me?'],
+      ['Speaker 3', "I'll be honest, the numbers look bad."],
+      ['Speaker 1', 'We met the vendor last Friday.'],
+      ['Speaker 2', 'Should we order pizza?'],
+    ]);
+    expect(action_items).toEqual([]);
+  });
+
+  it('lists each commitment once, in transcript order', () => {
+    const { action_items } = analyze([
+      ['Speaker 2', "I'll send the agenda."],
+      ['Speaker 3', "Let's review the roadmap."],
+      ['Speaker 2', "Again, I'll send the agenda."],
+    ]);
+    expect(action_items.map((a) => a.text)).toEqual(['Send the agenda', 'Review the roadmap']);
+  });
+});
+
+describe('analyzeTranscript: summary', () => {
+  const sentencesOf = (summary: string) => summary.split(/(?<=[.!?])\s+/);
+
+  it('extracts 3–6 sentences of the transcript, in transcript order, skipping filler', () => {
+    const { summary } = analyze(PLANNING);
+    const picked = sentencesOf(summary);
+    expect(picked.length).toBeGreaterThanOrEqual(3);
+    expect(picked.length).toBeLessThanOrEqual(6);
+    const transcript = PLANNING.map(([, text]) => text).join(' ');
+    const positions = picked.map((s) => transcript.indexOf(s));
+    for (const [i, position] of positions.entries()) {
+      expect(position, `"${picked[i]}" is a sentence of the transcript`).toBeGreaterThanOrEqual(0);
+    }
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(summary).not.toMatch(/Yeah|Sounds good|Thanks everyone|Hmm/);
+    expect(summary).toMatch(/budget/);
+  });
+
+  it('uses fewer sentences for a short transcript and never repeats one', () => {
+    const { summary } = analyze([
+      ['Speaker 1', 'The new office lease starts in January and costs less than the old one.'],
+      ['Speaker 2', 'The new office lease starts in January and costs less than the old one.'],
+    ]);
+    expect(sentencesOf(summary)).toEqual([
+      'The new office lease starts in January and costs less than the old one.',
+    ]);
+  });
+
+  it('drops spoken lead-ins and um/uh so that sentences read well', () => {
+    const { summary } = analyze([
+      ['Speaker 1', 'So, um, the quarterly revenue grew by twelve percent compared with last year.'],
+    ]);
+    expect(summary).toBe('The quarterly revenue grew by twelve percent compared with last year.');
+  });
+
+  it('still summarises a transcript of short fragments', () => {
+    const { summary } = analyze([['Speaker 1', 'Budget approved.']]);
+    expect(summary).toBe('Budget approved.');
+  });
+
+  it('is deterministic', () => {
+    expect(analyze(PLANNING)).toEqual(analyze(PLANNING));
+  });
+});
+
+describe('analyzeTranscript: title', () => {
+  it('is the key phrase of the most salient statement, without its framing', () => {
+    const { title } = analyze(PLANNING);
+    expect(title).toMatch(/budget|launch/i);
+    expect(title).not.toMatch(/^(?:we need to|today|okay|so)\b/i);
+    expect(title.length).toBeLessThanOrEqual(MAX_TITLE_LENGTH);
+    expect(title[0]).toBe(title[0]!.toUpperCase());
+  });
+
+  it('stays within 80 characters for a single very long sentence', () => {
+    const long = `The ${'extraordinarily comprehensive '.repeat(12)}migration plan covers every regional datacenter.`;
+    const { title } = analyze([['Speaker 1', long]]);
+    expect(title.length).toBeGreaterThan(0);
+    expect(title.length).toBeLessThanOrEqual(MAX_TITLE_LENGTH);
+  });
+
+  it('is never empty nor "Untitled", even for greetings only', () => {
+    for (const turns of [
+      [['Speaker 1', 'Hi.']],
+      [
+        ['Speaker 1', 'Hi.'],
+        ['Speaker 2', 'Hello!'],
+      ],
+    ] as [string, string][][]) {
+      const { title } = analyze(turns);
+      expect(title.trim().length).toBeGreaterThan(0);
+      expect(title).not.toMatch(/untitled/i);
+    }
+  });
+});
+
+describe('analyzeTranscript: highlights', () => {
+  it('highlights marked sentences at the start of their turn', () => {
+    const { highlights } = analyze([
+      ['Speaker 1', 'Welcome back everyone to the weekly sync.'],
+      ['Speaker 2', 'Key point: the database migration moves to the second week of March.'],
+      ['Speaker 3', 'The support team reported fewer tickets this week than last week.'],
+    ]);
+    expect(highlights).toContainEqual({
+      timestamp_ms: 10_000,
+      text: 'Key point: the database migration moves to the second week of March.',
+    });
+  });
+
+  it('highlights what was said just before a short "bookmark that"', () => {
+    const { highlights } = analyze([
+      ['Speaker 1', 'Churn dropped to two percent after the onboarding redesign shipped.'],
+      ['Speaker 2', 'Wow. Bookmark that.'],
+    ]);
+    expect(highlights).toContainEqual({
+      timestamp_ms: 0,
+      text: 'Churn dropped to two percent after the onboarding redesign shipped.',
+    });
+    expect(highlights.map((h) => h.text)).not.toContain('Bookmark that.');
+  });
+
+  it('adds 1–3 salient statements, in transcript order, with timestamps of their turns', () => {
+    const { highlights } = analyze(PLANNING);
+    expect(highlights.length).toBeGreaterThanOrEqual(1);
+    expect(highlights.length).toBeLessThanOrEqual(3);
+    const starts = segments(PLANNING).map((s) => s.start_ms);
+    for (const h of highlights) {
+      const turn = starts.indexOf(h.timestamp_ms);
+      expect(turn).toBeGreaterThanOrEqual(0);
+      expect(PLANNING[turn]![1]).toContain(h.text.replace(/\.$/, ''));
+    }
+    const timestamps = highlights.map((h) => h.timestamp_ms);
+    expect(timestamps).toEqual([...timestamps].sort((a, b) => a - b));
+  });
+});
