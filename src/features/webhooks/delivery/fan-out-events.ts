@@ -1,0 +1,127 @@
+import { sql } from 'kysely';
+import type { Db, Dialect } from '../../../db/schema.ts';
+import { newId } from '../../../lib/ids.ts';
+import { nowIso } from '../../../lib/time.ts';
+import { type DeliveriesTable, type WebhooksTable, webhooksDb } from '../webhooks.tables.ts';
+
+/** Serializes fan-out across PostgreSQL workers: deliveries are created in event order. */
+const FAN_OUT_LOCK_ID = 7_355_610;
+
+const BATCH = 500;
+const INSERT_CHUNK = 200;
+const ANALYZE_AFTER = 2000;
+
+/** The note an event belongs to: events of one note are delivered to a webhook in the order written. */
+function orderKeyExpression(dialect: Dialect) {
+  return dialect === 'postgres'
+    ? sql<string | null>`CASE WHEN e.type IN ('note.created', 'note.processed')
+        THEN e.payload::json -> 'data' ->> 'id' ELSE e.payload::json -> 'data' ->> 'note_id' END`
+    : sql<string | null>`CASE WHEN e.type IN ('note.created', 'note.processed')
+        THEN json_extract(e.payload, '$.data.id') ELSE json_extract(e.payload, '$.data.note_id') END`;
+}
+
+/**
+ * Turns queued outbox events into deliveries: one per (event, active webhook of the same account and mode,
+ * subscribed to the event's type, created before the event). Queue rows are consumed in the transaction
+ * that creates the deliveries, so a crash repeats a batch or not at all. Returns the deliveries created.
+ */
+export async function fanOutEvents(db: Db, dialect: Dialect): Promise<number> {
+  // Most passes find nothing: a plain read avoids a write transaction (and, on SQLite, the write lock).
+  const queued = await webhooksDb(db)
+    .selectFrom('webhook_event_queue')
+    .select('event_seq')
+    .limit(1)
+    .executeTakeFirst();
+  if (!queued) return 0;
+  let created = 0;
+  for (;;) {
+    const batch = await db.transaction().execute(async (trx) => {
+      const wdb = webhooksDb(trx);
+      if (dialect === 'postgres') {
+        const lock = await sql<{
+          ok: boolean;
+        }>`SELECT pg_try_advisory_xact_lock(${FAN_OUT_LOCK_ID}) AS ok`.execute(trx);
+        if (!lock.rows[0]?.ok) return { done: true, created: 0 };
+      } else {
+        // Take SQLite's write lock first (waiting on busy_timeout): a read that later upgrades can fail at once.
+        await wdb.deleteFrom('webhook_event_queue').where('event_seq', '<', 0).execute();
+      }
+      const hasWebhook = sql<boolean>`EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = e.account_id
+        AND w.mode = e.mode AND w.active = 1)`;
+      const rows = await wdb
+        .selectFrom('webhook_event_queue as q')
+        .leftJoin('events as e', 'e.seq', 'q.event_seq')
+        .select([
+          'q.event_seq',
+          'e.id as event_id',
+          'e.account_id',
+          'e.mode',
+          'e.type',
+          sql<string | null>`CASE WHEN ${hasWebhook} THEN ${orderKeyExpression(dialect)} END`.as('order_key'),
+        ])
+        .orderBy('q.event_seq')
+        .limit(BATCH)
+        .execute();
+      if (!rows.length) return { done: true, created: 0 };
+
+      const spaces = [...new Set(rows.filter((r) => r.account_id).map((r) => r.account_id!))];
+      const webhooks: WebhooksTable[] = spaces.length
+        ? await wdb
+            .selectFrom('webhooks')
+            .selectAll()
+            .where('account_id', 'in', spaces)
+            .where('active', '=', 1)
+            .orderBy('created_at')
+            .orderBy('id')
+            .execute()
+        : [];
+      const subscriptions = webhooks.map((w) => ({ ...w, types: new Set(JSON.parse(w.events) as string[]) }));
+      const now = nowIso();
+      const deliveries: DeliveriesTable[] = [];
+      for (const row of rows) {
+        if (!row.event_id || !row.account_id || !row.mode || !row.type) continue;
+        for (const w of subscriptions) {
+          if (w.account_id !== row.account_id || w.mode !== row.mode || !w.types.has(row.type)) continue;
+          if (Number(row.event_seq) <= Number(w.after_event_seq)) continue;
+          deliveries.push({
+            id: newId('delivery'),
+            account_id: row.account_id,
+            mode: row.mode,
+            webhook_id: w.id,
+            event_id: row.event_id,
+            event_seq: Number(row.event_seq),
+            event_type: row.type,
+            order_key: row.order_key ?? null,
+            redelivery_of: null,
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: now,
+            locked_by: null,
+            locked_until: null,
+            lease_lost: 0,
+            created_at: now,
+            updated_at: now,
+            completed_at: null,
+          });
+        }
+      }
+      for (let i = 0; i < deliveries.length; i += INSERT_CHUNK) {
+        await wdb
+          .insertInto('deliveries')
+          .values(deliveries.slice(i, i + INSERT_CHUNK))
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+      }
+      const seqs = rows.map((r) => Number(r.event_seq));
+      await wdb.deleteFrom('webhook_event_queue').where('event_seq', 'in', seqs).execute();
+      return { done: rows.length < BATCH, created: deliveries.length };
+    });
+    created += batch.created;
+    if (batch.done) {
+      // A burst of new deliveries leaves PostgreSQL's statistics stale until autovacuum's next round (up to a
+      // minute), and the claim query's plan degrades to scans meanwhile; refresh them now (a sampled, cheap read).
+      if (dialect === 'postgres' && created >= ANALYZE_AFTER) await sql`ANALYZE deliveries`.execute(db);
+      return created;
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import { createHmac } from 'node:crypto';
+
+export const USER_AGENT = 'Minutes-Webhooks/1.0';
+
+/**
+ * The headers of one delivery attempt. `X-Svc-Delivery` and `webhook-id` are the event id, stable across
+ * retries and redeliveries, so receivers can de-duplicate. With a secret: `X-Svc-Signature` (hex HMAC-SHA256
+ * of the raw body, spec §6) and the Standard Webhooks `webhook-signature` (`v1,` + base64 HMAC-SHA256 of
+ * `id.timestamp.body`, keyed with the secret's raw bytes), which with `webhook-timestamp` gives receivers
+ * replay protection.
+ */
+export function buildDeliveryHeaders(options: {
+  eventId: string;
+  eventType: string;
+  body: Buffer;
+  secret: string | null;
+  /** Unix seconds of this attempt. */
+  timestamp: number;
+}): Record<string, string> {
+  const { eventId, eventType, body, secret, timestamp } = options;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'x-svc-event': eventType,
+    'x-svc-delivery': eventId,
+    'webhook-id': eventId,
+    'webhook-timestamp': String(timestamp),
+  };
+  if (secret !== null) {
+    const key = Buffer.from(secret, 'utf8');
+    headers['x-svc-signature'] = createHmac('sha256', key).update(body).digest('hex');
+    const standard = createHmac('sha256', key)
+      .update(`${eventId}.${timestamp}.`)
+      .update(body)
+      .digest('base64');
+    headers['webhook-signature'] = `v1,${standard}`;
+  }
+  return headers;
+}

@@ -1,0 +1,191 @@
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Deps } from '../../http/context.ts';
+import { jsonBody, requireScope } from '../../http/middleware.ts';
+import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
+import { validationHook } from '../../http/validation.ts';
+import { createOutboundPolicy } from './outbound/guarded-request.ts';
+import {
+  CreateWebhookBody,
+  DeletedWebhook,
+  Delivery,
+  DeliveryList,
+  DeliveryParams,
+  ListDeliveriesQuery,
+  UpdateWebhookBody,
+  Webhook,
+  WebhookIdParam,
+  WebhookList,
+} from './webhooks.schema.ts';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  redeliverDelivery,
+  updateWebhook,
+} from './webhooks.service.ts';
+
+const json = <T>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+const SCOPE = 'Scope: `webhooks:manage`.';
+
+/** /v1/webhooks: subscriptions, their delivery log and redelivery. Routes parse, call the service, nothing else. */
+export function webhooksRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const policy = createOutboundPolicy({
+    allowPrivateTargets: deps.config.webhooks.allowPrivateTargets,
+    allowHosts: deps.config.webhookDelivery.allowHosts,
+  });
+  const manage = requireScope('webhooks:manage');
+  const body = jsonBody((d) => d.config.maxBodyBytes, deps);
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      tags: ['Webhooks'],
+      summary: 'Create a webhook',
+      description:
+        'Subscribes an HTTPS URL to event types of the caller’s account and mode (a test key’s webhook receives ' +
+        'test-mode events only). It receives events written after its creation. The optional `secret` signs ' +
+        'every delivery (`X-Svc-Signature`, Standard Webhooks `webhook-signature`) and is never returned. ' +
+        `${SCOPE}`,
+      middleware: [manage, body] as const,
+      request: { body: { required: true, content: { 'application/json': { schema: CreateWebhookBody } } } },
+      responses: {
+        201: json(Webhook, 'The webhook (without its secret).'),
+        ...commonErrors,
+        ...bodyErrors,
+      },
+    }),
+    async (c) => c.json(await createWebhook(deps.db, c.get('actor'), c.req.valid('json'), policy), 201),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: ['Webhooks'],
+      summary: 'List webhooks',
+      description: `Every webhook of the caller’s account and mode, oldest first; not paged. ${SCOPE}`,
+      middleware: [manage] as const,
+      responses: { 200: json(WebhookList, 'The webhooks.'), ...commonErrors },
+    }),
+    async (c) => c.json(await listWebhooks(deps.db, c.get('actor')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}',
+      tags: ['Webhooks'],
+      summary: 'Get a webhook (ext)',
+      description: `One webhook (without its secret). ${SCOPE}`,
+      middleware: [manage] as const,
+      request: { params: WebhookIdParam },
+      responses: { 200: json(Webhook, 'The webhook.'), ...commonErrors, ...notFoundError },
+    }),
+    async (c) => c.json(await getWebhook(deps.db, c.get('actor'), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/{id}',
+      tags: ['Webhooks'],
+      summary: 'Update a webhook (ext)',
+      description:
+        'Changes `url`, `events`, `active` or `secret` (`null` stops signing). `active: false` cancels the ' +
+        'deliveries still waiting; events written while inactive are not sent later. ' +
+        SCOPE,
+      middleware: [manage, body] as const,
+      request: {
+        params: WebhookIdParam,
+        body: { required: true, content: { 'application/json': { schema: UpdateWebhookBody } } },
+      },
+      responses: {
+        200: json(Webhook, 'The updated webhook.'),
+        ...commonErrors,
+        ...notFoundError,
+        ...bodyErrors,
+      },
+    }),
+    async (c) =>
+      c.json(
+        await updateWebhook(deps.db, c.get('actor'), c.req.valid('param').id, c.req.valid('json'), policy),
+        200,
+      ),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{id}',
+      tags: ['Webhooks'],
+      summary: 'Delete a webhook',
+      description: `Deletes the subscription; deliveries not yet sent are cancelled. ${SCOPE}`,
+      middleware: [manage] as const,
+      request: { params: WebhookIdParam },
+      responses: { 200: json(DeletedWebhook, 'Deleted.'), ...commonErrors, ...notFoundError },
+    }),
+    async (c) => c.json(await deleteWebhook(deps.db, c.get('actor'), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/deliveries',
+      tags: ['Webhooks'],
+      summary: 'List deliveries (ext)',
+      description:
+        'The delivery log, newest first: one delivery per event sent to this webhook, each with every attempt ' +
+        '(status code, duration, error, the start of the response body). Filter by `status` or `event_id`. ' +
+        SCOPE,
+      middleware: [manage] as const,
+      request: { params: WebhookIdParam, query: ListDeliveriesQuery },
+      responses: {
+        200: json(DeliveryList, 'A page of deliveries.'),
+        ...commonErrors,
+        ...notFoundError,
+      },
+    }),
+    async (c) =>
+      c.json(
+        await listDeliveries(deps.db, c.get('actor'), c.req.valid('param').id, c.req.valid('query')),
+        200,
+      ),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/{id}/deliveries/{delivery_id}/redeliver',
+      tags: ['Webhooks'],
+      summary: 'Redeliver an event (ext)',
+      description:
+        'Sends the delivery’s event again as a new delivery with its own retries; the event id ' +
+        '(`X-Svc-Delivery`, `webhook-id`) stays the same, so receivers can de-duplicate. The webhook must be ' +
+        `active (400 otherwise). ${SCOPE}`,
+      middleware: [manage] as const,
+      request: { params: DeliveryParams },
+      responses: {
+        202: json(Delivery, 'The new delivery, queued.'),
+        ...commonErrors,
+        ...notFoundError,
+      },
+    }),
+    async (c) => {
+      const { id, delivery_id } = c.req.valid('param');
+      return c.json(
+        await redeliverDelivery(deps.db, c.get('actor'), id, delivery_id, { wake: deps.wakeWorker }),
+        202,
+      );
+    },
+  );
+
+  return app;
+}

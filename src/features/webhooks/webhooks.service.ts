@@ -1,0 +1,166 @@
+import type { Db } from '../../db/schema.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { nowIso } from '../../lib/time.ts';
+import type { Actor } from '../api-keys/scopes.ts';
+import { checkUrlStatically, type OutboundPolicy } from './outbound/guarded-request.ts';
+import { type Space, webhooksRepo } from './webhooks.repo.ts';
+import type { CreateWebhookInput, ListDeliveriesInput, UpdateWebhookInput } from './webhooks.schema.ts';
+import type { WebhooksTable } from './webhooks.tables.ts';
+import { toDelivery, toWebhook, toWebhookListItem } from './webhooks.view.ts';
+
+const space = (actor: Actor): Space => ({ accountId: actor.accountId, mode: actor.mode });
+
+/** 400 on `url` unless the server's outbound policy accepts it (scheme, credentials, private IP literals). */
+function assertUrlAllowed(url: string, policy: OutboundPolicy): void {
+  const problem = checkUrlStatically(url, policy, { refuseLocalNames: true });
+  if (problem) throw new AppError('parameter_invalid', `Invalid 'url': ${problem}.`, { param: 'url' });
+}
+
+async function findWebhook(db: Db, actor: Actor, id: string): Promise<WebhooksTable> {
+  const webhook = await webhooksRepo.find(db, space(actor), id);
+  if (!webhook) throw notFound('webhook', id);
+  return webhook;
+}
+
+/**
+ * Subscribes a URL to event types in the caller's account and mode. It receives events written from now on,
+ * never earlier ones; a test key's webhook receives test-mode events only.
+ */
+export async function createWebhook(db: Db, actor: Actor, input: CreateWebhookInput, policy: OutboundPolicy) {
+  assertUrlAllowed(input.url, policy);
+  const now = nowIso();
+  const row = {
+    id: newId('webhook'),
+    account_id: actor.accountId,
+    mode: actor.mode,
+    url: input.url,
+    events: JSON.stringify(input.events),
+    secret: input.secret ?? null,
+    active: 1,
+    created_at: now,
+    updated_at: now,
+  };
+  await webhooksRepo.insert(db, row);
+  return toWebhook({ ...row, after_event_seq: 0 });
+}
+
+/** Every webhook of the caller's account and mode, oldest first (not paged). */
+export async function listWebhooks(db: Db, actor: Actor) {
+  return { data: (await webhooksRepo.list(db, space(actor))).map(toWebhookListItem) };
+}
+
+/** One webhook; 404 for ids of other accounts or the other mode. */
+export async function getWebhook(db: Db, actor: Actor, id: string) {
+  return toWebhook(await findWebhook(db, actor, id));
+}
+
+/**
+ * Changes url, events, active or secret. Deactivating cancels the deliveries still waiting (an attempt in
+ * flight finishes and is logged); events written while inactive are never sent, also not after reactivation.
+ */
+export async function updateWebhook(
+  db: Db,
+  actor: Actor,
+  id: string,
+  input: UpdateWebhookInput,
+  policy: OutboundPolicy,
+) {
+  if (input.url !== undefined) assertUrlAllowed(input.url, policy);
+  return db.transaction().execute(async (trx) => {
+    const webhook = await findWebhook(trx, actor, id);
+    const now = nowIso();
+    const patch: Parameters<typeof webhooksRepo.update>[2] = { updated_at: now };
+    if (input.url !== undefined) patch.url = input.url;
+    if (input.events !== undefined) patch.events = JSON.stringify(input.events);
+    if (input.active !== undefined) patch.active = input.active ? 1 : 0;
+    if (input.secret !== undefined) patch.secret = input.secret;
+    await webhooksRepo.update(trx, id, patch);
+    if (input.active === false && webhook.active === 1) await webhooksRepo.cancelWaiting(trx, id, now);
+    return toWebhook({ ...webhook, ...patch });
+  });
+}
+
+/** Deletes the webhook; deliveries not yet sent are cancelled with it (and its attempt log removed). */
+export async function deleteWebhook(db: Db, actor: Actor, id: string) {
+  await db.transaction().execute(async (trx) => {
+    await findWebhook(trx, actor, id);
+    await webhooksRepo.delete(trx, id);
+  });
+  return { deleted: true as const };
+}
+
+/** The webhook's deliveries, newest first, each with its attempts (status, duration, error, response). */
+export async function listDeliveries(db: Db, actor: Actor, webhookId: string, input: ListDeliveriesInput) {
+  await findWebhook(db, actor, webhookId);
+  const { rows, total } = await webhooksRepo.listDeliveries(
+    db,
+    webhookId,
+    { status: input.status, eventId: input.event_id },
+    { limit: input.per_page, offset: (input.page - 1) * input.per_page },
+  );
+  const attempts = await webhooksRepo.attemptsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return {
+    data: rows.map((row) =>
+      toDelivery(
+        row,
+        attempts.filter((a) => a.delivery_id === row.id),
+      ),
+    ),
+    meta: { page: input.page, per_page: input.per_page, total },
+  };
+}
+
+/**
+ * Sends a delivery's event again, as a new delivery (new `dlv_` id, same event id in `X-Svc-Delivery` and
+ * `webhook-id`) with its own retries. The webhook must be active.
+ */
+export async function redeliverDelivery(
+  db: Db,
+  actor: Actor,
+  webhookId: string,
+  deliveryId: string,
+  options: { wake?: () => void } = {},
+) {
+  const created = await db.transaction().execute(async (trx) => {
+    const webhook = await findWebhook(trx, actor, webhookId);
+    const original = await webhooksRepo.findDelivery(trx, webhookId, deliveryId);
+    if (!original) throw notFound('delivery', deliveryId);
+    if (webhook.active !== 1) {
+      throw new AppError(
+        'parameter_invalid',
+        `Webhook '${webhookId}' is not active; activate it (PATCH active: true) before redelivering.`,
+        { param: 'id' },
+      );
+    }
+    const now = nowIso();
+    const row = {
+      id: newId('delivery'),
+      account_id: original.account_id,
+      mode: original.mode,
+      webhook_id: webhookId,
+      event_id: original.event_id,
+      event_seq: original.event_seq,
+      event_type: original.event_type,
+      // A redelivery is an explicit out-of-order resend: it neither waits for nor holds back other events.
+      order_key: null,
+      redelivery_of: original.id,
+      status: 'pending' as const,
+      attempts: 0,
+      next_attempt_at: now,
+      locked_by: null,
+      locked_until: null,
+      lease_lost: 0,
+      created_at: now,
+      updated_at: now,
+      completed_at: null,
+    };
+    await webhooksRepo.insertDelivery(trx, row);
+    return row;
+  });
+  options.wake?.();
+  return toDelivery(created, []);
+}

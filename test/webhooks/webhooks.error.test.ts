@@ -1,0 +1,455 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Deps } from '../../src/deps.ts';
+import { deliveriesRepo } from '../../src/features/webhooks/delivery/deliveries.repo.ts';
+import { runDueDeliveries, startWebhookWorker } from '../../src/features/webhooks/webhook-worker.ts';
+import { DIALECTS } from '../helpers/dialects.ts';
+import { useHarness } from '../helpers/harness.ts';
+import { expectApiError } from '../helpers/openapi-check.ts';
+import { freshId } from '../helpers/routes.ts';
+import { createWebhook, deliverDue, emit, eventually, listDeliveries, SECRET, sleep } from './fixtures.ts';
+import { type Receiver, startReceiver } from './receiver.ts';
+
+const SCHEDULE = [0.2, 0.4, 0.8];
+const ENV = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_RETRY_SCHEDULE: SCHEDULE.join(',') };
+
+for (const dialect of DIALECTS) {
+  describe(dialect, () => {
+    const h = useHarness(dialect, ENV);
+    let receiver: Receiver;
+    beforeAll(async () => {
+      receiver = await startReceiver();
+    });
+    afterAll(async () => {
+      await receiver.close();
+    });
+    const pathOf = (name: string) => `/${name}-${Math.random().toString(36).slice(2)}`;
+    const requestsTo = (path: string) => receiver.requests.filter((r) => r.path === path);
+    /** Answers `status` on the first `times` requests to `path`, then 200; other paths get 200. */
+    const failFirst = (path: string, times: number, status: number, headers?: Record<string, string>) => {
+      receiver.respond((req) => {
+        if (req.path !== path) return { status: 200, body: 'ok' };
+        return requestsTo(path).length <= times
+          ? { status, body: `failure ${status}`, headers }
+          : { status: 200, body: 'ok' };
+      });
+    };
+    /** The harness's deps with other delivery settings (same database). */
+    const depsWith = (delivery: Partial<Deps['config']['webhookDelivery']>): Deps => ({
+      ...h.deps,
+      config: { ...h.deps.config, webhookDelivery: { ...h.deps.config.webhookDelivery, ...delivery } },
+    });
+
+    describe('validation', () => {
+      it.each([
+        ['no url', { events: ['note.created'] }, 'parameter_missing', 'url'],
+        ['an empty url', { url: '', events: ['note.created'] }, 'parameter_invalid', 'url'],
+        [
+          'a url that is not a URL',
+          { url: 'not a url', events: ['note.created'] },
+          'parameter_invalid',
+          'url',
+        ],
+        ['an ftp url', { url: 'ftp://example.com/x', events: ['note.created'] }, 'parameter_invalid', 'url'],
+        [
+          'a url with credentials',
+          { url: 'https://u:p@example.com/x', events: ['note.created'] },
+          'parameter_invalid',
+          'url',
+        ],
+        [
+          'a url over 2048 characters',
+          { url: `https://example.com/${'a'.repeat(2048)}`, events: ['note.created'] },
+          'parameter_invalid',
+          'url',
+        ],
+        ['no events', { url: 'https://example.com/x' }, 'parameter_missing', 'events'],
+        ['empty events', { url: 'https://example.com/x', events: [] }, 'parameter_invalid', 'events'],
+        [
+          'an unknown event type',
+          { url: 'https://example.com/x', events: ['note.deleted'] },
+          'parameter_invalid',
+          'events.0',
+        ],
+        [
+          'events as a string',
+          { url: 'https://example.com/x', events: 'note.created' },
+          'parameter_invalid',
+          'events',
+        ],
+        [
+          'a secret of 15 characters',
+          { url: 'https://example.com/x', events: ['note.created'], secret: 'a'.repeat(15) },
+          'parameter_invalid',
+          'secret',
+        ],
+        [
+          'a secret of 257 characters',
+          { url: 'https://example.com/x', events: ['note.created'], secret: 'a'.repeat(257) },
+          'parameter_invalid',
+          'secret',
+        ],
+        [
+          'a secret with non-ASCII characters',
+          { url: 'https://example.com/x', events: ['note.created'], secret: 'ünïcödé-secret-value' },
+          'parameter_invalid',
+          'secret',
+        ],
+        [
+          'a secret with a space',
+          { url: 'https://example.com/x', events: ['note.created'], secret: 'has a space in it!!' },
+          'parameter_invalid',
+          'secret',
+        ],
+        [
+          'a secret that is a number',
+          { url: 'https://example.com/x', events: ['note.created'], secret: 1234567890123456 },
+          'parameter_invalid',
+          'secret',
+        ],
+        [
+          'an unknown field',
+          { url: 'https://example.com/x', events: ['note.created'], active: true },
+          'parameter_unknown',
+          'active',
+        ],
+      ])('POST 400 for %s', async (_, body, code, param) => {
+        const t = await h.tenant();
+        const res = await h.request('POST', '/v1/webhooks', { key: t.liveKey, body });
+        expectApiError(res, 400, code);
+        expect(res.body.error.param).toBe(param);
+        expect((await h.request('GET', '/v1/webhooks', { key: t.liveKey })).body.data).toEqual([]);
+      });
+
+      it.each([
+        ['an empty body', {}],
+        ['events: []', { events: [] }],
+        ['active as a string', { active: 'false' }],
+        ['a short secret', { secret: 'short' }],
+        ['an unknown field', { enabled: false }],
+        ['an ftp url', { url: 'ftp://example.com' }],
+      ])('PATCH 400 for %s, and the webhook is unchanged', async (_, body) => {
+        const t = await h.tenant();
+        const wh = await createWebhook(h, t.liveKey, { url: 'https://example.com/x' });
+        const res = await h.request('PATCH', `/v1/webhooks/${wh.id}`, { key: t.liveKey, body });
+        expectApiError(res, 400);
+        expect((await h.request('GET', `/v1/webhooks/${wh.id}`, { key: t.liveKey })).body).toEqual(wh);
+      });
+
+      it('400 for a malformed JSON body and 415 for a non-JSON content type', async () => {
+        const t = await h.tenant();
+        expectApiError(
+          await h.request('POST', '/v1/webhooks', {
+            key: t.liveKey,
+            raw: '{"url":',
+            headers: { 'content-type': 'application/json' },
+          }),
+          400,
+          'body_invalid_json',
+        );
+        expectApiError(
+          await h.request('POST', '/v1/webhooks', {
+            key: t.liveKey,
+            raw: 'url=x',
+            headers: { 'content-type': 'text/plain' },
+          }),
+          415,
+          'unsupported_media_type',
+        );
+      });
+
+      it('400 for out-of-range paging and an unknown status filter on the deliveries log', async () => {
+        const t = await h.tenant();
+        const wh = await createWebhook(h, t.liveKey, { url: 'https://example.com/x' });
+        for (const q of ['per_page=0', 'per_page=101', 'page=0', 'status=done']) {
+          expectApiError(
+            await h.request('GET', `/v1/webhooks/${wh.id}/deliveries?${q}`, { key: t.liveKey }),
+            400,
+          );
+        }
+      });
+    });
+
+    describe('not found', () => {
+      it('404 resource_not_found for unknown webhook and delivery ids on every route', async () => {
+        const t = await h.tenant();
+        const missing = freshId('wh_');
+        for (const [method, path, body] of [
+          ['GET', `/v1/webhooks/${missing}`, undefined],
+          ['PATCH', `/v1/webhooks/${missing}`, { active: false }],
+          ['DELETE', `/v1/webhooks/${missing}`, undefined],
+          ['GET', `/v1/webhooks/${missing}/deliveries`, undefined],
+          ['POST', `/v1/webhooks/${missing}/deliveries/${freshId('dlv_')}/redeliver`, undefined],
+        ] as const) {
+          expectApiError(await h.request(method, path, { key: t.liveKey, body }), 404, 'resource_not_found');
+        }
+        const wh = await createWebhook(h, t.liveKey, { url: 'https://example.com/x' });
+        expectApiError(
+          await h.request('POST', `/v1/webhooks/${wh.id}/deliveries/${freshId('dlv_')}/redeliver`, {
+            key: t.liveKey,
+          }),
+          404,
+          'resource_not_found',
+        );
+      });
+
+      it('a second DELETE is a 404', async () => {
+        const t = await h.tenant();
+        const wh = await createWebhook(h, t.liveKey, { url: 'https://example.com/x' });
+        expect((await h.request('DELETE', `/v1/webhooks/${wh.id}`, { key: t.liveKey })).status).toBe(200);
+        expectApiError(
+          await h.request('DELETE', `/v1/webhooks/${wh.id}`, { key: t.liveKey }),
+          404,
+          'resource_not_found',
+        );
+      });
+
+      it('a delivery id of another webhook is a 404 on redeliver', async () => {
+        const t = await h.tenant();
+        const path = pathOf('other');
+        const a = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        const b = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        await emit(h, t, 'note.created');
+        await deliverDue(h);
+        const [ofA] = await listDeliveries(h, t.liveKey, a.id);
+        expectApiError(
+          await h.request('POST', `/v1/webhooks/${b.id}/deliveries/${ofA!.id}/redeliver`, { key: t.liveKey }),
+          404,
+          'resource_not_found',
+        );
+      });
+    });
+
+    describe('failures and retries', () => {
+      it('retries a 500 on the configured schedule with jitter, then succeeds; every attempt is logged', async () => {
+        const t = await h.tenant();
+        const path = pathOf('retry');
+        failFirst(path, 2, 500);
+        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}`, secret: SECRET });
+        const event = await emit(h, t, 'note.created');
+        const worker = startWebhookWorker(depsWith({ pollMs: 20 }));
+        try {
+          await eventually(async () => requestsTo(path).length >= 3, 10_000);
+          const times = requestsTo(path).map((r) => r.receivedAt);
+          expect(requestsTo(path).map((r) => r.headers['webhook-id'])).toEqual([
+            event.id,
+            event.id,
+            event.id,
+          ]);
+          // Waits of 200 ms then 400 ms, stretched by at most 20% jitter (plus polling and scheduling slack).
+          expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(190);
+          expect(times[1]! - times[0]!).toBeLessThan(200 * 1.2 + 400);
+          expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(390);
+          expect(times[2]! - times[1]!).toBeLessThan(400 * 1.2 + 400);
+          const [delivery] = await eventually(async () => {
+            const log = await listDeliveries(h, t.liveKey, wh.id);
+            return log[0]?.status === 'succeeded' ? log : undefined;
+          });
+          expect(delivery!.attempt_count).toBe(3);
+          expect(delivery!.attempts.map((a) => [a.attempt, a.status_code, a.response_body])).toEqual([
+            [1, 500, 'failure 500'],
+            [2, 500, 'failure 500'],
+            [3, 200, 'ok'],
+          ]);
+          expect(delivery!.attempts[0]!.error).toMatch(/500/);
+          expect(delivery!.attempts[2]!.error).toBeUndefined();
+        } finally {
+          await worker.stop();
+        }
+      });
+
+      it('gives up after 3 retries (4 attempts) and marks the delivery failed', async () => {
+        const t = await h.tenant();
+        const path = pathOf('exhaust');
+        failFirst(path, 100, 503);
+        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        await emit(h, t, 'note.created');
+        const worker = startWebhookWorker(depsWith({ pollMs: 20 }));
+        try {
+          const [delivery] = await eventually(async () => {
+            const log = await listDeliveries(h, t.liveKey, wh.id);
+            return log[0]?.status === 'failed' ? log : undefined;
+          });
+          expect(delivery!.attempt_count).toBe(4);
+          expect(delivery!.attempts.map((a) => a.status_code)).toEqual([503, 503, 503, 503]);
+          expect(delivery!.next_attempt_at).toBeUndefined();
+          await sleep(1200);
+          expect(requestsTo(path)).toHaveLength(4);
+        } finally {
+          await worker.stop();
+        }
+      });
+
+      it('a receiver that never answers times out (WEBHOOKS_TIMEOUT_MS) and the attempt is logged as failed', async () => {
+        const t = await h.tenant();
+        const path = pathOf('hang');
+        receiver.respond((req) => (req.path === path ? { hang: true } : { status: 200 }));
+        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        await emit(h, t, 'note.created');
+        const started = Date.now();
+        await runDueDeliveries(depsWith({ timeoutMs: 300 }));
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(requestsTo(path)).toHaveLength(1);
+        const [delivery] = await listDeliveries(h, t.liveKey, wh.id);
+        expect(delivery!.status).toBe('pending');
+        expect(delivery!.next_attempt_at).toBeDefined();
+        const [attempt] = delivery!.attempts;
+        expect(attempt!.status_code).toBeUndefined();
+        expect(attempt!.error).toMatch(/300 ms/);
+        expect(attempt!.duration_ms).toBeGreaterThanOrEqual(290);
+        expect(attempt!.duration_ms).toBeLessThan(3_000);
+      });
+
+      it.each([301, 302, 303, 307, 308])(
+        'a %i redirect is not followed and counts as a failure',
+        async (status) => {
+          const t = await h.tenant();
+          const path = pathOf('redirect');
+          const target = pathOf('redirect-target');
+          failFirst(path, 100, status, { location: `${receiver.url}${target}` });
+          const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+          await emit(h, t, 'note.created');
+          await deliverDue(h);
+          expect(requestsTo(path)).toHaveLength(1);
+          expect(requestsTo(target)).toHaveLength(0);
+          const [delivery] = await listDeliveries(h, t.liveKey, wh.id);
+          expect(delivery!.status).toBe('pending');
+          expect(delivery!.attempts[0]).toMatchObject({ status_code: status });
+          expect(delivery!.attempts[0]!.error).toMatch(/redirects are not followed/);
+        },
+      );
+
+      it('410 Gone deactivates the webhook, fails the delivery without retries and cancels waiting ones', async () => {
+        const t = await h.tenant();
+        const path = pathOf('gone');
+        failFirst(path, 100, 410);
+        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        await emit(h, t, 'note.created');
+        // One at a time: the second delivery is still waiting when the first one hears 410.
+        await emit(h, t, 'note.created');
+        await runDueDeliveries(depsWith({ concurrency: 1 }));
+        expect(requestsTo(path)).toHaveLength(1);
+        expect((await h.request('GET', `/v1/webhooks/${wh.id}`, { key: t.liveKey })).body.active).toBe(false);
+        await emit(h, t, 'note.created');
+        await sleep(300);
+        await deliverDue(h);
+        expect(requestsTo(path)).toHaveLength(1);
+        const [waiting, delivery] = await listDeliveries(h, t.liveKey, wh.id);
+        expect(waiting).toMatchObject({ status: 'cancelled', attempt_count: 0, attempts: [] });
+        expect(delivery).toMatchObject({ status: 'failed', attempt_count: 1 });
+        expect(delivery!.attempts[0]).toMatchObject({ status_code: 410 });
+        expect(delivery!.attempts[0]!.error).toMatch(/410/);
+      });
+
+      it('a refused connection is a failed attempt with a readable error', async () => {
+        const t = await h.tenant();
+        const closed = await startReceiver();
+        const url = `${closed.url}/nobody`;
+        await closed.close();
+        const wh = await createWebhook(h, t.liveKey, { url });
+        await emit(h, t, 'note.created');
+        await deliverDue(h);
+        const [delivery] = await listDeliveries(h, t.liveKey, wh.id);
+        expect(delivery!.status).toBe('pending');
+        expect(delivery!.attempts[0]!.error).toBe('Connection refused.');
+        expect(delivery!.attempts[0]!.status_code).toBeUndefined();
+      });
+
+      it('a long response body is logged cut to 1 KiB, ending in …', async () => {
+        const t = await h.tenant();
+        const path = pathOf('long');
+        receiver.respond((req) =>
+          req.path === path ? { status: 500, body: 'x'.repeat(5000) } : { status: 200 },
+        );
+        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        await emit(h, t, 'note.created');
+        await deliverDue(h);
+        const [delivery] = await listDeliveries(h, t.liveKey, wh.id);
+        expect(delivery!.attempts[0]!.response_body).toBe(`${'x'.repeat(1024)}…`);
+      });
+    });
+
+    describe('deactivation and deletion', () => {
+      it('PATCH active: false cancels waiting deliveries; nothing is sent, also not after reactivation', async () => {
+        const t = await h.tenant();
+        const path = pathOf('inactive');
+        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        await emit(h, t, 'note.created');
+        await emit(h, t, 'note.processed');
+        // Fan out without sending: the deliveries exist and wait.
+        const { fanOutEvents } = await import('../../src/features/webhooks/delivery/fan-out-events.ts');
+        await fanOutEvents(h.deps.db, h.deps.dialect);
+        const off = await h.request('PATCH', `/v1/webhooks/${wh.id}`, {
+          key: t.liveKey,
+          body: { active: false },
+        });
+        expect(off.body.active).toBe(false);
+        await emit(h, t, 'note.created');
+        await deliverDue(h);
+        expect(requestsTo(path)).toEqual([]);
+        const log = await listDeliveries(h, t.liveKey, wh.id);
+        expect(log.map((d) => d.status)).toEqual(['cancelled', 'cancelled']);
+        expectApiError(
+          await h.request('POST', `/v1/webhooks/${wh.id}/deliveries/${log[0]!.id}/redeliver`, {
+            key: t.liveKey,
+          }),
+          400,
+          'parameter_invalid',
+        );
+        await h.request('PATCH', `/v1/webhooks/${wh.id}`, { key: t.liveKey, body: { active: true } });
+        await deliverDue(h);
+        expect(requestsTo(path)).toEqual([]);
+        const next = await emit(h, t, 'note.created');
+        await deliverDue(h);
+        expect(requestsTo(path).map((r) => r.headers['webhook-id'])).toEqual([next.id]);
+      });
+
+      it('DELETE cancels pending deliveries: a retry that was scheduled is never sent', async () => {
+        const t = await h.tenant();
+        const path = pathOf('deleted');
+        failFirst(path, 100, 500);
+        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        await emit(h, t, 'note.created');
+        await deliverDue(h);
+        expect(requestsTo(path)).toHaveLength(1);
+        expect((await h.request('DELETE', `/v1/webhooks/${wh.id}`, { key: t.liveKey })).status).toBe(200);
+        await sleep(300);
+        await deliverDue(h);
+        await emit(h, t, 'note.created');
+        await deliverDue(h);
+        expect(requestsTo(path)).toHaveLength(1);
+      });
+    });
+
+    describe('a worker that dies mid-attempt', () => {
+      it('the expired lease is taken over: the event is sent again and the lost attempt is logged', async () => {
+        const t = await h.tenant();
+        const path = pathOf('lost');
+        receiver.respond(() => ({ status: 200, body: 'ok' }));
+        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        const event = await emit(h, t, 'note.created');
+        const { fanOutEvents } = await import('../../src/features/webhooks/delivery/fan-out-events.ts');
+        await fanOutEvents(h.deps.db, h.deps.dialect);
+        // A worker claims the delivery and dies: its lease runs out without an outcome.
+        const now = Date.now();
+        const claimed = await deliveriesRepo.claim(h.deps.db, h.deps.dialect, {
+          workerId: 'dead-worker',
+          now: new Date(now).toISOString(),
+          lockedUntil: new Date(now + 100).toISOString(),
+          limit: 100,
+        });
+        expect(claimed.map((d) => d.event_id)).toContain(event.id);
+        await deliverDue(h);
+        expect(requestsTo(path)).toHaveLength(0);
+        await sleep(150);
+        await deliverDue(h);
+        expect(requestsTo(path).map((r) => r.headers['webhook-id'])).toEqual([event.id]);
+        const [delivery] = await listDeliveries(h, t.liveKey, wh.id);
+        expect(delivery!.status).toBe('succeeded');
+        expect(delivery!.attempt_count).toBe(2);
+        expect(delivery!.attempts[0]).toMatchObject({ attempt: 1 });
+        expect(delivery!.attempts[0]!.error).toMatch(/worker stopped/);
+        expect(delivery!.attempts[1]).toMatchObject({ attempt: 2, status_code: 200 });
+      });
+    });
+  });
+}
