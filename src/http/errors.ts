@@ -23,6 +23,15 @@ export function errorResponse(c: Context<AppEnv>, error: AppError): Response {
   );
 }
 
+/**
+ * PostgreSQL refuses NUL in text (SQLSTATE 22021 character_not_in_repertoire, 22P05 untranslatable_character).
+ * That is bad input, not a server failure; the input schemas refuse it earlier where they can.
+ */
+function isUnstorableText(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '22021' || code === '22P05';
+}
+
 /** Maps anything thrown to an AppError; unexpected errors are logged with their stack and returned as 500. */
 export function toAppError(c: Context<AppEnv>, err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -35,6 +44,9 @@ export function toAppError(c: Context<AppEnv>, err: unknown): AppError {
     }
     if (err.status === 413) return new AppError('payload_too_large', 'The request body is too large.');
     if (err.status < 500) return new AppError('parameter_invalid', err.message || 'Invalid request.');
+  }
+  if (isUnstorableText(err)) {
+    return new AppError('parameter_invalid', 'Text must not contain NUL (U+0000) characters.');
   }
   c.get('log')?.error({ err }, 'unhandled error');
   return new AppError(

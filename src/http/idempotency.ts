@@ -12,12 +12,22 @@ const ABANDONED_MS = 5 * 60_000;
 const RETENTION_MS = 24 * 3600_000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
-/** What identifies "the same request": method, path and the parsed JSON body. */
-async function fingerprint(c: Context<AppEnv>): Promise<string> {
-  const body = await c.req.json().catch(() => null);
-  return createHash('sha256')
-    .update(`${c.req.method} ${c.req.path}\n${JSON.stringify(body)}`)
-    .digest('hex');
+/** What identifies "the same request": method, path and the parsed JSON body (or what `bodyOf` returns). */
+async function fingerprint(c: Context<AppEnv>, bodyOf?: IdempotencyOptions['bodyOf']): Promise<string> {
+  const body = bodyOf ? await bodyOf(c) : await c.req.json().catch(() => null);
+  let serialized: string;
+  try {
+    serialized = JSON.stringify(body);
+  } catch {
+    // JSON.stringify overflows the stack on bodies nested thousands deep (JSON.parse does not): use the raw text.
+    serialized = await c.req.text().catch(() => '');
+  }
+  return createHash('sha256').update(`${c.req.method} ${c.req.path}\n${serialized}`).digest('hex');
+}
+
+export interface IdempotencyOptions {
+  /** What stands for the body in the fingerprint, for bodies that are not JSON (a streamed upload: its hash). */
+  bodyOf?: (c: Context<AppEnv>) => unknown;
 }
 
 /**
@@ -25,7 +35,7 @@ async function fingerprint(c: Context<AppEnv>): Promise<string> {
  * different request is 422; a replay while the first is still running is 409. Only successful responses are
  * stored, so a request that failed validation can be corrected and retried with the same key.
  */
-export function idempotent(db: Db): MiddlewareHandler<AppEnv> {
+export function idempotent(db: Db, options: IdempotencyOptions = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const key = c.req.header('idempotency-key');
     if (key === undefined) return next();
@@ -36,7 +46,7 @@ export function idempotent(db: Db): MiddlewareHandler<AppEnv> {
     }
     const actor = c.get('actor');
     const space = { account_id: actor.accountId, mode: actor.mode, key };
-    const hash = await fingerprint(c);
+    const hash = await fingerprint(c, options.bodyOf);
     const claimed = await claim(db, space, hash);
     if (!claimed) {
       const row = await db

@@ -67,6 +67,10 @@ export function jsonBody(maxBytes: (deps: Deps) => number, deps: Deps): Middlewa
     }
     if (length !== undefined && Number(length) > limit) throw tooLarge(limit);
     const raw = c.req.raw.body ? await readLimited(c.req.raw.body, limit) : '';
+    // A body can come without either length header (HTTP/2, fetch): what counts is whether it has bytes.
+    if (type === undefined && raw.trim() !== '') {
+      throw new AppError('unsupported_media_type', 'Content-Type must be application/json.');
+    }
     let parsed: unknown = {};
     if (raw.trim() !== '') {
       try {
@@ -78,10 +82,45 @@ export function jsonBody(maxBytes: (deps: Deps) => number, deps: Deps): Middlewa
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw new AppError('parameter_invalid', 'The request body must be a JSON object.');
     }
-    // The route's validator reads the body through Hono's cache; give it the parsed object.
-    (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache.json = Promise.resolve(parsed);
+    const nul = findNul(parsed);
+    if (nul !== null) {
+      throw new AppError(
+        'parameter_invalid',
+        `Invalid '${nul}': text must not contain NUL (U+0000) characters.`,
+        {
+          param: nul,
+        },
+      );
+    }
+    // The route's validator reads the body through Hono's cache. Hono's json() parses the cached *text*
+    // (with only `json` cached it re-serialises it, and JSON.stringify overflows the stack on deeply nested
+    // bodies that JSON.parse accepted): cache the text we read, and the parsed object for other readers.
+    const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
+    cache.text = Promise.resolve(raw.trim() === '' ? '{}' : raw);
+    cache.json = Promise.resolve(parsed);
     await next();
   };
+}
+
+/**
+ * The path (`segments.3.text`) of the first string or key holding U+0000, or null. PostgreSQL cannot store NUL
+ * in text, so it is refused for every body on both databases. Iterative: bodies may nest thousands deep.
+ */
+function findNul(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return path;
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        const childPath = path ? `${path}.${k}` : k;
+        if (k.includes('\u0000')) return childPath;
+        stack.push([child, childPath]);
+      }
+    }
+  }
+  return null;
 }
 
 function tooLarge(limit: number): AppError {

@@ -13,7 +13,7 @@ export function routeNotFound(app: Hono<AppEnv>) {
       .filter((r) => ROUTE_METHODS.has(r.method))
       .map((r) => ({
         method: r.method,
-        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/:[^/]+/g, '/[^/]+')}/?$`),
+        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/:[^/]+/g, '/[^/]+')}$`),
       }));
     const allowed = [...new Set(patterns.filter((p) => p.re.test(c.req.path)).map((p) => p.method))];
     if (allowed.length) {

@@ -3,8 +3,22 @@ import type { z } from 'zod';
 import { AppError, type ErrorCode } from '../lib/errors.ts';
 import type { AppEnv } from './context.ts';
 
-/** Converts the first zod issue into the API's 400: which field, what is wrong, in one sentence. */
-export function zodIssueToError(error: z.ZodError, target?: string): AppError {
+/** True when the input has a (non-undefined) value at the path. */
+function hasValueAt(input: unknown, path: PropertyKey[]): boolean {
+  let current = input;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, key)) return false;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current !== undefined;
+}
+
+/**
+ * Converts the first zod issue into the API's 400: which field, what is wrong, in one sentence.
+ * Pass the validated input so that a field of the wrong type is not reported as missing (zod 4 issues do not
+ * carry the input); without it, only zod's default "received undefined" message counts as missing.
+ */
+export function zodIssueToError(error: z.ZodError, target?: string, input?: { value: unknown }): AppError {
   const issue = error.issues[0];
   if (!issue) return new AppError('parameter_invalid', 'Invalid request.');
   const path = issue.path.map(String);
@@ -16,7 +30,10 @@ export function zodIssueToError(error: z.ZodError, target?: string): AppError {
     const key = issue.keys[0] ?? '';
     param = [...path, key].join('.');
     message = `Unknown parameter '${param}'. Check the spelling; unknown body fields are rejected.`;
-  } else if (issue.code === 'invalid_type' && issue.input === undefined) {
+  } else if (
+    issue.code === 'invalid_type' &&
+    (input ? !hasValueAt(input.value, issue.path) : /received undefined/.test(issue.message))
+  ) {
     code = 'parameter_missing';
     message = `Missing required parameter '${param}'.`;
   } else if (param) {
@@ -33,5 +50,9 @@ function lowerFirst(s: string): string {
 
 /** The default hook of every OpenAPI route: validation failures become AppErrors. */
 export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
-  if (!result.success) throw zodIssueToError(result.error as z.ZodError, result.target);
+  if (!result.success) {
+    // On failure the hook's `data` is the input that was validated (the parsed body, query or params).
+    const input = (result as { data?: unknown }).data;
+    throw zodIssueToError(result.error as z.ZodError, result.target, { value: input });
+  }
 };

@@ -32,6 +32,12 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+/** True when the value has the form of an id of that kind (prefix + 24 base62 characters). */
+export function isId(kind: IdKind, value: string): boolean {
+  const prefix = ID_PREFIX[kind];
+  return value.startsWith(prefix) && /^[0-9A-Za-z]{24}$/.test(value.slice(prefix.length));
+}
+
 export function newId(kind: IdKind): string {
   return ID_PREFIX[kind] + randomBase62(24);
 }

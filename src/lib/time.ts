@@ -14,7 +14,9 @@ export function isCalendarDate(value: string): boolean {
   const m = DATE_RE.exec(value);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
+  // setUTCFullYear, not Date.UTC: Date.UTC maps years 0–99 to 1900–1999.
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
 
@@ -40,11 +42,20 @@ export function parseDateTime(value: string): Date | null {
  * exclusive); a date-time is taken as given (to is then inclusive, expressed as exclusive + 1 ms).
  */
 export function parseRangeBound(value: string, edge: 'from' | 'to'): string | null {
+  let ms: number;
   if (isCalendarDate(value)) {
     const start = Date.parse(`${value}T00:00:00Z`);
-    return toIso(edge === 'from' ? start : start + 86_400_000);
+    ms = edge === 'from' ? start : start + 86_400_000;
+  } else {
+    const date = parseDateTime(value);
+    if (!date) return null;
+    ms = edge === 'from' ? date.getTime() : date.getTime() + 1;
   }
-  const date = parseDateTime(value);
-  if (!date) return null;
-  return toIso(edge === 'from' ? date.getTime() : date.getTime() + 1);
+  // Past year 9999 toISOString() adds a sign ("+010000-…") and no longer sorts as text against stored
+  // timestamps; an exclusive upper bound of the last instant's end (ISO 8601 allows 24:00) keeps every row.
+  if (ms > MAX_INSTANT) return END_OF_TIME;
+  return toIso(ms);
 }
+
+const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+const END_OF_TIME = '9999-12-31T24:00:00.000Z';

@@ -154,6 +154,16 @@ export const notesRepo = {
     }
   },
 
+  /** Deletes the recordings of a note and returns their audio storage keys (to remove after the commit). */
+  async deleteRecordings(db: Db, noteId: string): Promise<(string | null)[]> {
+    const rows = await db
+      .deleteFrom('recordings')
+      .where('note_id', '=', noteId)
+      .returning('storage_key')
+      .execute();
+    return rows.map((r) => r.storage_key);
+  },
+
   /** Deletes the note; segments, speakers, highlights, action items and tags go with it (ON DELETE CASCADE). */
   delete: (db: Db, id: string) => db.deleteFrom('notes').where('id', '=', id).execute(),
 };

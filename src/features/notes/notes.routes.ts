@@ -2,8 +2,16 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv, Deps } from '../../http/context.ts';
 import { idempotent } from '../../http/idempotency.ts';
 import { jsonBody, requireScope } from '../../http/middleware.ts';
-import { bodyErrors, commonErrors, IdempotencyHeaders, idempotencyErrors, Meta, notFoundError } from '../../http/schemas.ts';
+import {
+  bodyErrors,
+  commonErrors,
+  IdempotencyHeaders,
+  idempotencyErrors,
+  Meta,
+  notFoundError,
+} from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
+import { createAudioStorage } from '../storage/audio-storage.ts';
 import {
   CreateNoteBody,
   DeletedResponse,
@@ -26,6 +34,7 @@ const json = <T>(schema: T, description: string) => ({
 export function notesRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const transcriptBodyLimit = Math.max(deps.config.maxBodyBytes, deps.config.maxTranscriptBytes * 2 + 65_536);
+  const storage = createAudioStorage(deps.config);
 
   app.openapi(
     createRoute({
@@ -57,7 +66,11 @@ export function notesRoutes(deps: Deps) {
         'Accepts `Label: text` lines, WebVTT, SRT or timed segments. The note is stored at once with status ' +
         '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
         'Honors `Idempotency-Key`. Scope: `notes:write`.',
-      middleware: [requireScope('notes:write'), jsonBody(() => transcriptBodyLimit, deps), idempotent(deps.db)] as const,
+      middleware: [
+        requireScope('notes:write'),
+        jsonBody(() => transcriptBodyLimit, deps),
+        idempotent(deps.db),
+      ] as const,
       request: {
         headers: IdempotencyHeaders,
         body: { required: true, content: { 'application/json': { schema: CreateNoteBody } } },
@@ -69,14 +82,15 @@ export function notesRoutes(deps: Deps) {
         ...idempotencyErrors,
       },
     }),
-    async (c) =>
-      c.json(
-        await createNote(deps.db, c.get('actor'), c.req.valid('json'), {
-          maxTranscriptBytes: deps.config.maxTranscriptBytes,
-          jobMaxAttempts: deps.config.worker.maxAttempts,
-        }),
-        202,
-      ),
+    async (c) => {
+      const note = await createNote(deps.db, c.get('actor'), c.req.valid('json'), {
+        maxTranscriptBytes: deps.config.maxTranscriptBytes,
+        jobMaxAttempts: deps.config.worker.maxAttempts,
+      });
+      // The job is committed: let an in-process worker start on it now rather than at its next poll.
+      deps.wakeWorker();
+      return c.json(note, 202);
+    },
   );
 
   app.openapi(
@@ -136,7 +150,11 @@ export function notesRoutes(deps: Deps) {
       request: { params: NoteIdParam },
       responses: { 200: json(DeletedResponse, 'Deleted.'), ...commonErrors, ...notFoundError },
     }),
-    async (c) => c.json(await deleteNote(deps.db, c.get('actor'), c.req.valid('param').id), 200),
+    async (c) =>
+      c.json(
+        await deleteNote(deps.db, c.get('actor'), c.req.valid('param').id, { storage, logger: c.get('log') }),
+        200,
+      ),
   );
 
   return app;

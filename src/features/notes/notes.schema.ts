@@ -111,11 +111,16 @@ export const NoteDetail = z
   })
   .openapi('NoteDetail');
 
+// PostgreSQL cannot compare text holding U+0000; refuse it instead of failing the query.
+const noNul = (v: string) => !v.includes('\u0000');
+const NO_NUL = { message: 'must not contain NUL (U+0000) characters' };
+
 export const ListNotesQuery = z.object({
   ...PageQuery,
   q: z
     .string()
     .max(1000, 'must be at most 1000 characters')
+    .refine(noNul, NO_NUL)
     .optional()
     .openapi({
       param: { name: 'q', in: 'query' },
@@ -126,6 +131,7 @@ export const ListNotesQuery = z.object({
   tag: z
     .string()
     .max(200)
+    .refine(noNul, NO_NUL)
     .optional()
     .openapi({ param: { name: 'tag', in: 'query' }, description: 'Exact tag, case-insensitive.' }),
 });

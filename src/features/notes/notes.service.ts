@@ -1,16 +1,23 @@
+import type { Logger } from 'pino';
 import type { Db, Dialect, NotesTable } from '../../db/schema.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
+import { isId, newId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent } from '../events/events.ts';
 import { parseTranscript, type TranscriptSegment } from '../processing/parse-transcript.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
+import { type AudioStorage, deleteAudioFiles } from '../storage/audio-storage.ts';
 import { notesRepo, type Space } from './notes.repo.ts';
 import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
 import { renderTranscript, toNoteDetail, toNoteListItem } from './notes.view.ts';
 
 const space = (actor: Actor): Space => ({ accountId: actor.accountId, mode: actor.mode });
+
+/** The caller's note, or undefined; a value that is not a note id is not looked up (NUL cannot reach PostgreSQL). */
+function findNote(db: Db, actor: Actor, id: string) {
+  return isId('note', id) ? notesRepo.find(db, space(actor), id) : Promise.resolve(undefined);
+}
 
 /** Lists the caller's notes, newest first, with the total number of matches. */
 export async function listNotes(db: Db, dialect: Dialect, actor: Actor, input: ListNotesInput) {
@@ -26,7 +33,7 @@ export async function listNotes(db: Db, dialect: Dialect, actor: Actor, input: L
 
 /** One note in detail form; 404 for ids of other accounts or the other mode. */
 export async function getNote(db: Db, actor: Actor, id: string, options: { segments?: boolean } = {}) {
-  const note = await notesRepo.find(db, space(actor), id);
+  const note = await findNote(db, actor, id);
   if (!note) throw notFound('note', id);
   return toNoteDetail(note, await loadParts(db, id, options.segments ?? false), options.segments ?? false);
 }
@@ -49,7 +56,7 @@ export async function updateNote(
   input: { title?: string; tags?: string[] },
 ) {
   return db.transaction().execute(async (trx) => {
-    const note = await notesRepo.find(trx, space(actor), id);
+    const note = await findNote(trx, actor, id);
     if (!note) throw notFound('note', id);
     const patch: Parameters<typeof notesRepo.update>[2] = { updated_at: nowIso() };
     if (input.title !== undefined) Object.assign(patch, { title: input.title, title_locked: 1 });
@@ -66,15 +73,25 @@ export async function updateNote(
   });
 }
 
-/** Permanently deletes the note and everything it owns (recording, items, highlights, speakers, index). */
-export async function deleteNote(db: Db, actor: Actor, id: string) {
-  await db.transaction().execute(async (trx) => {
-    const note = await notesRepo.find(trx, space(actor), id);
+/**
+ * Permanently deletes the note and everything it owns (recording, items, highlights, speakers, index) in one
+ * transaction, then the recording's audio file: after the commit, as a rolled-back delete cannot restore a file.
+ */
+export async function deleteNote(
+  db: Db,
+  actor: Actor,
+  id: string,
+  audio?: { storage: AudioStorage; logger?: Logger },
+) {
+  const audioKeys = await db.transaction().execute(async (trx) => {
+    const note = await findNote(trx, actor, id);
     if (!note) throw notFound('note', id);
     // A queued processing job finds the note gone and ends; nothing else refers to it.
-    await trx.deleteFrom('recordings').where('note_id', '=', id).execute();
+    const keys = await notesRepo.deleteRecordings(trx, id);
     await notesRepo.delete(trx, id);
+    return keys;
   });
+  if (audio) await deleteAudioFiles(audio.storage, audioKeys, audio.logger);
   return { deleted: true as const };
 }
 
