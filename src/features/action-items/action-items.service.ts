@@ -1,5 +1,6 @@
 import type { Db } from '../../db/schema.ts';
 import { notFound } from '../../lib/errors.ts';
+import { isId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import type { Space } from '../notes/notes.repo.ts';
@@ -46,7 +47,10 @@ export async function updateActionItem(
   id: string,
   input: UpdateActionItemInput,
 ): Promise<ActionItemView> {
-  const row = await actionItemsRepo.update(db, space(actor), id, input, nowIso());
+  // A value that is not an action item id cannot exist; it is not looked up (NUL cannot reach PostgreSQL).
+  const row = isId('actionItem', id)
+    ? await actionItemsRepo.update(db, space(actor), id, input, nowIso())
+    : undefined;
   if (!row) throw notFound('action item', id);
   return toActionItem(row);
 }
