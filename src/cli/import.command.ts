@@ -1,0 +1,351 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import cliProgress from 'cli-progress';
+import { type Command, Option } from 'commander';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import type { Db, Dialect, Mode } from '../db/schema.ts';
+import { resolveAccount } from '../features/accounts/accounts.service.ts';
+import { type Actor, SCOPES } from '../features/api-keys/scopes.ts';
+import { CreateNoteBody, type CreateNoteInput } from '../features/notes/notes.schema.ts';
+import { toSegments } from '../features/processing/providers/openai-transcriber.ts';
+import {
+  createRecordingFromAudio,
+  createRecordingFromTranscript,
+  findRecordingByContent,
+} from '../features/recordings/recordings.service.ts';
+import { createAudioStorage } from '../features/storage/audio-storage.ts';
+import { createTempPath, removeTempFile } from '../features/storage/temp-files.ts';
+import { zodIssueToError } from '../http/validation.ts';
+import { runDueJobs } from '../jobs/worker.ts';
+import { AppError } from '../lib/errors.ts';
+import { createLogger } from '../lib/logger.ts';
+import { print, printJson, UsageError, withDatabase } from './context.ts';
+
+/** Extensions taken as audio (the bytes decide the format; a file that is not audio fails with the reason). */
+const AUDIO_EXTENSIONS = new Set([
+  '.wav',
+  '.mp3',
+  '.m4a',
+  '.mp4',
+  '.aac',
+  '.ogg',
+  '.oga',
+  '.opus',
+  '.webm',
+  '.flac',
+]);
+const TRANSCRIPT_EXTENSIONS = new Set(['.txt', '.vtt', '.srt', '.json']);
+
+export type ImportOutcome =
+  | { file: string; outcome: 'imported'; kind: 'audio' | 'transcript'; recording_id: string; note_id: string }
+  | { file: string; outcome: 'skipped'; reason: 'already imported'; recording_id: string; note_id: string }
+  | { file: string; outcome: 'failed'; error: string };
+
+export interface ImportOptions {
+  account?: string;
+  mode: Mode;
+  tags?: string[];
+  /** Run the processing jobs of the imported notes in this process before returning. */
+  process?: boolean;
+  /** Called after each file (drives the progress bar). */
+  onFile?: (result: ImportOutcome, done: number, total: number) => void;
+}
+
+/** `minutes import <paths...>`: audio files and transcripts become recordings and notes. */
+export function registerImportCommand(program: Command): void {
+  program
+    .command('import')
+    .description(
+      'import audio files (wav, mp3, m4a, ogg/opus, webm, flac) and transcripts (txt, vtt, srt, json) as ' +
+        'recordings with their notes; directories are searched recursively, and files imported before ' +
+        '(same bytes, same account and mode) are skipped',
+    )
+    .argument('<paths...>', 'files or directories')
+    .option('--account <email>', 'the account (default: the owner account of the first start)')
+    .addOption(
+      new Option('--mode <mode>', 'the data space to import into').choices(['live', 'test']).default('live'),
+    )
+    .option('--tags <list>', 'comma-separated tags for every imported note')
+    .option(
+      '--process',
+      'process the imported notes now, in this process, instead of by a running server or worker',
+    )
+    .option('--json', 'print the outcome of every file as JSON')
+    .action(
+      async (
+        paths: string[],
+        opts: { account?: string; mode: Mode; tags?: string; process?: boolean; json?: boolean },
+      ) => {
+        const files = await collectFiles(paths);
+        if (!files.length) throw new UsageError('No audio or transcript files found in the given paths.');
+        const tags = opts.tags
+          ?.split(',')
+          .map((t) => t.trim())
+          .filter(Boolean);
+        const bar = progressBar(files.length);
+        const results = await withDatabase((ctx) =>
+          importFiles(ctx, files, {
+            account: opts.account,
+            mode: opts.mode,
+            ...(tags?.length ? { tags } : {}),
+            process: opts.process,
+            onFile: (result, done) => bar.update(done, result),
+          }),
+        ).finally(() => bar.stop());
+        if (opts.json) printJson(results);
+        else print(summarize(results));
+        for (const r of results)
+          if (r.outcome === 'failed') process.stderr.write(`failed: ${r.file}: ${r.error}\n`);
+        if (results.some((r) => r.outcome === 'failed')) process.exitCode = 1;
+      },
+    );
+}
+
+/** Every importable file under the paths, sorted, without duplicates; a named file of another type is an error. */
+export async function collectFiles(paths: readonly string[]): Promise<string[]> {
+  const found = new Set<string>();
+  for (const given of paths) {
+    const absolute = path.resolve(given);
+    const stat = await fsp.stat(absolute).catch(() => undefined);
+    if (!stat) throw new UsageError(`No such file or directory: ${given}`);
+    if (stat.isDirectory()) {
+      for (const entry of (await fsp.readdir(absolute, { recursive: true })) as string[]) {
+        const file = path.join(absolute, entry);
+        if (kindOf(file) && (await fsp.stat(file)).isFile()) found.add(file);
+      }
+    } else if (kindOf(absolute)) {
+      found.add(absolute);
+    } else {
+      throw new UsageError(
+        `Cannot import ${given}: not an audio file (${[...AUDIO_EXTENSIONS].join(', ')}) or a transcript (${[...TRANSCRIPT_EXTENSIONS].join(', ')}).`,
+      );
+    }
+  }
+  return [...found].sort();
+}
+
+function kindOf(file: string): 'audio' | 'transcript' | undefined {
+  const ext = path.extname(file).toLowerCase();
+  if (AUDIO_EXTENSIONS.has(ext)) return 'audio';
+  if (TRANSCRIPT_EXTENSIONS.has(ext)) return 'transcript';
+  return undefined;
+}
+
+/**
+ * Imports the files one by one into the account's data space, as the API would ingest them (same checks, same
+ * events, same processing job). A file whose bytes a recording of this space already holds is skipped; a file
+ * that fails (not audio, not a transcript) is reported and the others go on.
+ */
+export async function importFiles(
+  ctx: { config: Config; db: Db; dialect: Dialect },
+  files: readonly string[],
+  options: ImportOptions,
+): Promise<ImportOutcome[]> {
+  const account = await resolveAccount(ctx.db, options.account);
+  const actor: Actor = {
+    accountId: account.id,
+    mode: options.mode,
+    scopes: new Set(SCOPES),
+    keyId: 'cli',
+  };
+  const storage = createAudioStorage(ctx.config);
+  const results: ImportOutcome[] = [];
+  for (const file of files) {
+    let result: ImportOutcome;
+    try {
+      result = await importOne(ctx, storage, actor, file, options.tags);
+    } catch (err) {
+      if (!(err instanceof AppError || err instanceof ImportError)) throw err;
+      result = { file, outcome: 'failed', error: err.message };
+    }
+    results.push(result);
+    options.onFile?.(result, results.length, files.length);
+  }
+  if (options.process) await processImported(ctx, results);
+  return results;
+}
+
+class ImportError extends Error {}
+
+async function importOne(
+  ctx: { config: Config; db: Db },
+  storage: ReturnType<typeof createAudioStorage>,
+  actor: Actor,
+  file: string,
+  tags: string[] | undefined,
+): Promise<ImportOutcome> {
+  const limits = {
+    maxTranscriptBytes: ctx.config.maxTranscriptBytes,
+    jobMaxAttempts: ctx.config.worker.maxAttempts,
+  };
+  const stat = await fsp.stat(file);
+  // The file's modification time is the best guess of when it was recorded.
+  const createdAt = stat.mtime.toISOString();
+  if (kindOf(file) === 'audio') {
+    if (stat.size > ctx.config.maxUploadBytes) {
+      throw new ImportError(`larger than MAX_UPLOAD_BYTES (${ctx.config.maxUploadBytes} bytes)`);
+    }
+    const sha256 = await hashFile(file);
+    const existing = await findRecordingByContent(ctx.db, actor, sha256);
+    if (existing?.note_id) {
+      return {
+        file,
+        outcome: 'skipped',
+        reason: 'already imported',
+        recording_id: existing.id,
+        note_id: existing.note_id,
+      };
+    }
+    // Copied under DATA_DIR, from where storage moves it: the original stays where it is.
+    const temp = await createTempPath(ctx.config.dataDir);
+    try {
+      await pipeline(fs.createReadStream(file), fs.createWriteStream(temp, { flags: 'wx', flush: true }));
+      const accepted = await createRecordingFromAudio(
+        ctx.db,
+        storage,
+        actor,
+        { path: temp, size: stat.size, sha256, filename: path.basename(file) },
+        { created_at: createdAt, ...(tags ? { tags } : {}) },
+        limits,
+      );
+      return { file, outcome: 'imported', kind: 'audio', ...accepted };
+    } finally {
+      await removeTempFile(temp);
+    }
+  }
+  if (stat.size > ctx.config.maxTranscriptBytes) {
+    throw new ImportError(`larger than MAX_TRANSCRIPT_BYTES (${ctx.config.maxTranscriptBytes} bytes)`);
+  }
+  const bytes = await fsp.readFile(file);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const existing = await findRecordingByContent(ctx.db, actor, sha256);
+  if (existing?.note_id) {
+    return {
+      file,
+      outcome: 'skipped',
+      reason: 'already imported',
+      recording_id: existing.id,
+      note_id: existing.note_id,
+    };
+  }
+  const input = transcriptInput(file, bytes.toString('utf8'));
+  const accepted = await createRecordingFromTranscript(
+    ctx.db,
+    actor,
+    { created_at: createdAt, ...input, ...(tags && !input.tags ? { tags } : {}) },
+    limits,
+    { sha256 },
+  );
+  return { file, outcome: 'imported', kind: 'transcript', ...accepted };
+}
+
+async function hashFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** OpenAI `verbose_json` (what `whisper --output_format json` and the transcriptions API write). */
+const VerboseJson = z.object({
+  segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() }).passthrough()),
+});
+
+/**
+ * A transcript file as the body of POST /v1/notes. `.txt`, `.vtt`, `.srt` are the transcript text. `.json` is
+ * one of: that body itself (`{transcript | segments, title?, …}`), an array of segments
+ * `[{speaker, start_ms, end_ms, text}]`, or OpenAI `verbose_json` (`{segments: [{start, end, text}]}`).
+ */
+export function transcriptInput(file: string, text: string): CreateNoteInput {
+  if (path.extname(file).toLowerCase() !== '.json') return parseBody({ transcript: text });
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ImportError('not valid JSON');
+  }
+  if (Array.isArray(json)) return parseBody({ segments: json });
+  const verbose = VerboseJson.safeParse(json);
+  if (verbose.success && !('start_ms' in (verbose.data.segments[0] ?? {}))) {
+    const segments = toSegments(verbose.data as Parameters<typeof toSegments>[0]);
+    if (!segments.length) throw new ImportError('the transcript has no text');
+    return parseBody({ segments });
+  }
+  return parseBody(json);
+}
+
+function parseBody(body: unknown): CreateNoteInput {
+  const parsed = CreateNoteBody.safeParse(body);
+  if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: body });
+  return parsed.data;
+}
+
+/** Runs due processing jobs here until every imported note is ready or failed. */
+async function processImported(ctx: { config: Config; db: Db; dialect: Dialect }, results: ImportOutcome[]) {
+  const noteIds = results.flatMap((r) => (r.outcome === 'imported' ? [r.note_id] : []));
+  if (!noteIds.length) return;
+  const deps = {
+    db: ctx.db,
+    dialect: ctx.dialect,
+    config: ctx.config,
+    logger: createLogger('silent'),
+    wakeWorker: () => {},
+  };
+  const bar = progressBar(noteIds.length, 'processing');
+  try {
+    for (;;) {
+      const pending = await ctx.db
+        .selectFrom('notes')
+        .select('id')
+        .where('id', 'in', noteIds)
+        .where('status', '=', 'processing')
+        .execute();
+      bar.update(noteIds.length - pending.length);
+      if (!pending.length) return;
+      // Nothing due (a retry waits for its backoff): look again shortly.
+      if ((await runDueJobs(deps)) === 0) await new Promise((r) => setTimeout(r, ctx.config.worker.pollMs));
+    }
+  } finally {
+    bar.stop();
+  }
+}
+
+/** A progress bar on stderr when it is a terminal; otherwise one line per file. */
+function progressBar(total: number, label = 'importing') {
+  const tty = process.stderr.isTTY === true;
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      format: `${label} [{bar}] {value}/{total} {status}`,
+      hideCursor: true,
+      clearOnComplete: false,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  if (tty) bar.start(total, 0, { status: '' });
+  return {
+    update(done: number, result?: ImportOutcome) {
+      const status = result ? `${result.outcome}: ${path.basename(result.file)}` : '';
+      if (tty) bar.update(done, { status });
+      else if (result) process.stderr.write(`${done}/${total} ${status}\n`);
+    },
+    stop() {
+      if (tty) bar.stop();
+    },
+  };
+}
+
+function summarize(results: readonly ImportOutcome[]): string {
+  const imported = results.filter((r) => r.outcome === 'imported');
+  const audio = imported.filter((r) => r.outcome === 'imported' && r.kind === 'audio').length;
+  const skipped = results.filter((r) => r.outcome === 'skipped').length;
+  const failed = results.filter((r) => r.outcome === 'failed').length;
+  return (
+    `Imported ${imported.length} file${imported.length === 1 ? '' : 's'} ` +
+    `(${audio} audio, ${imported.length - audio} transcript${imported.length - audio === 1 ? '' : 's'}); ` +
+    `skipped ${skipped} already imported; ${failed} failed.`
+  );
+}

@@ -1,0 +1,131 @@
+import { type Command, Option } from 'commander';
+import { resolveAccount } from '../features/accounts/accounts.service.ts';
+import {
+  type ApiKeyView,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+} from '../features/api-keys/api-keys.service.ts';
+import { SCOPES } from '../features/api-keys/scopes.ts';
+import { parseDateTime } from '../lib/time.ts';
+import { formatTable, print, printJson, UsageError, withDatabase } from './context.ts';
+
+/** `minutes keys create|list|revoke`: API keys of an account (the owner account unless --account). */
+export function registerKeysCommands(program: Command): void {
+  const keys = program.command('keys').description('create, list and revoke API keys');
+
+  keys
+    .command('create')
+    .description('create an API key and print it (shown only this once)')
+    .addOption(
+      new Option('--mode <mode>', 'live data or the seeded test data space')
+        .choices(['live', 'test'])
+        .makeOptionMandatory(),
+    )
+    .option('--scopes <list>', `comma-separated scopes (default: all): ${SCOPES.join(', ')}`)
+    .option('--name <name>', 'a label to tell keys apart in listings')
+    .option('--account <email>', 'the account (default: the owner account of the first start)')
+    .option('--expires-at <iso>', 'expiry, an ISO 8601 date-time with time zone, e.g. 2027-01-31T00:00:00Z')
+    .option('--json', 'print {id, key, mode, scopes, …} as JSON instead of the bare key')
+    .action(
+      async (opts: {
+        mode: 'live' | 'test';
+        scopes?: string;
+        name?: string;
+        account?: string;
+        expiresAt?: string;
+        json?: boolean;
+      }) => {
+        const scopes = opts.scopes === undefined ? undefined : parseScopes(opts.scopes);
+        if (opts.expiresAt !== undefined) checkExpiry(opts.expiresAt);
+        const created = await withDatabase(async ({ db }) => {
+          const account = await resolveAccount(db, opts.account);
+          return createApiKey(db, {
+            accountId: account.id,
+            mode: opts.mode,
+            scopes,
+            name: opts.name,
+            expiresAt: opts.expiresAt,
+          });
+        });
+        if (opts.json) {
+          printJson({
+            id: created.id,
+            key: created.key,
+            mode: created.mode,
+            scopes: created.scopes,
+            account_id: created.account_id,
+            ...(created.name ? { name: created.name } : {}),
+            created_at: created.created_at,
+            ...(created.expires_at ? { expires_at: created.expires_at } : {}),
+          });
+        } else {
+          print(created.key);
+        }
+      },
+    );
+
+  keys
+    .command('list')
+    .description('list the API keys of an account (never the keys themselves)')
+    .option('--account <email>', 'the account (default: the owner account)')
+    .option('--json', 'print a JSON array')
+    .action(async (opts: { account?: string; json?: boolean }) => {
+      const list = await withDatabase(async ({ db }) =>
+        listApiKeys(db, (await resolveAccount(db, opts.account)).id),
+      );
+      if (opts.json) return printJson(list);
+      if (!list.length) return print('No API keys.');
+      const now = Date.now();
+      print(
+        formatTable(
+          ['ID', 'MODE', 'KEY', 'NAME', 'SCOPES', 'CREATED', 'LAST USED', 'STATUS'],
+          list.map((k) => [
+            k.id,
+            k.mode,
+            `${k.start}…`,
+            k.name ?? '',
+            k.scopes.length === SCOPES.length ? 'all' : k.scopes.join(','),
+            k.created_at,
+            k.last_used_at ?? 'never',
+            keyStatus(k, now),
+          ]),
+        ),
+      );
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke an API key at once (its requests get 401 api_key_revoked)')
+    .argument('<key_id>', 'the key id (key_…), as shown by `keys list`')
+    .action(async (keyId: string) => {
+      const revoked = await withDatabase(({ db }) => revokeApiKey(db, keyId.trim()));
+      print(`Revoked ${revoked.id} (${revoked.start}…) at ${revoked.revoked_at}.`);
+    });
+}
+
+function parseScopes(value: string): string[] {
+  const scopes = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  // An empty list would mean "all scopes" to the service: refuse it rather than widen the key by surprise.
+  if (!scopes.length) throw new UsageError(`--scopes needs at least one scope: ${SCOPES.join(', ')}.`);
+  return scopes;
+}
+
+function checkExpiry(value: string): void {
+  const at = parseDateTime(value);
+  if (!at) {
+    throw new UsageError(
+      `--expires-at '${value}' is not an ISO 8601 date-time with a time zone, e.g. 2027-01-31T00:00:00Z.`,
+    );
+  }
+  if (at.getTime() <= Date.now()) throw new UsageError(`--expires-at '${value}' is in the past.`);
+}
+
+function keyStatus(k: ApiKeyView, now: number): string {
+  if (k.revoked_at) return `revoked ${k.revoked_at}`;
+  if (k.expires_at && Date.parse(k.expires_at) <= now) return `expired ${k.expires_at}`;
+  return k.expires_at ? `active until ${k.expires_at}` : 'active';
+}

@@ -1,0 +1,201 @@
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { serve } from '@hono/node-server';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import { describeError, onShutdownSignal } from './cli/shutdown.ts';
+import { type BackgroundWorkers, startBackgroundWorkers } from './cli/workers.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/connect.ts';
+import { migrate } from './db/migrate.ts';
+import type { Db, Dialect } from './db/schema.ts';
+import type { Deps } from './deps.ts';
+import { accountsRepo } from './features/accounts/accounts.repo.ts';
+import { createApiKey } from './features/api-keys/api-keys.service.ts';
+import { newId } from './lib/ids.ts';
+import { createLogger } from './lib/logger.ts';
+import { nowIso } from './lib/time.ts';
+
+/** The account a first start creates; its keys are printed once. */
+export const OWNER_EMAIL = 'owner@localhost';
+
+/** Holds the bootstrap to one process when several start at once on PostgreSQL. */
+const BOOTSTRAP_LOCK_ID = 7_355_609;
+
+export interface FirstStart {
+  accountId: string;
+  email: string;
+  liveKey: string;
+  testKey: string;
+}
+
+/**
+ * On an empty database (no account at all) creates the owner account with one live and one test key, in one
+ * transaction, and returns the keys: the only time they exist in clear. Returns null on every later start.
+ */
+export async function bootstrapOwner(db: Db, dialect: Dialect): Promise<FirstStart | null> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_ID})`.execute(trx);
+      if ((await accountsRepo.count(trx)) > 0) return null;
+      // Inserted directly: `owner@localhost` is deliberately not an address createAccount would accept.
+      const account = { id: newId('account'), email: OWNER_EMAIL, name: 'Owner', created_at: nowIso() };
+      await accountsRepo.insert(trx, account);
+      const live = await createApiKey(trx, { accountId: account.id, mode: 'live', name: 'first start' });
+      const test = await createApiKey(trx, { accountId: account.id, mode: 'test', name: 'first start' });
+      return { accountId: account.id, email: account.email, liveKey: live.key, testKey: test.key };
+    });
+  } catch (err) {
+    // Two SQLite processes racing on a fresh file: the loser hits the unique email; the winner printed the keys.
+    if ((await accountsRepo.count(db).catch(() => 0)) > 0) return null;
+    throw err;
+  }
+}
+
+/** The banner of a first start: plain text on stdout, so it is seen even where JSON logs are not read. */
+export function formatFirstStart(first: FirstStart, baseUrl: string): string {
+  const rule = '='.repeat(78);
+  return [
+    '',
+    rule,
+    ` Minutes: first start. Created the owner account ${first.email} and two API keys.`,
+    ' They are shown only this once and stored only as hashes: copy them now.',
+    '',
+    `   live key: ${first.liveKey}`,
+    `   test key: ${first.testKey}   (sees a seeded mock data space only)`,
+    '',
+    ` Try: curl -H "Authorization: Bearer ${first.liveKey}" ${baseUrl}/v1/notes`,
+    ' More keys: npx minutes keys create --mode live|test [--scopes notes:read,search]',
+    rule,
+    '',
+    '',
+  ].join('\n');
+}
+
+export interface RunningServer {
+  /** The port actually bound (differs from config.port when that is 0). */
+  port: number;
+  /** A URL clients on this machine can use. */
+  url: string;
+  logger: Logger;
+  /** Stops accepting connections, lets in-flight requests finish, stops the worker, closes the database. */
+  stop(): Promise<void>;
+}
+
+export interface StartServerOptions {
+  /** Runs the in-process worker; defaults to config.worker.enabled. */
+  worker?: boolean;
+  /** Where the first-start banner goes (stdout by default). */
+  out?: NodeJS.WritableStream;
+  /** How long stop() waits for in-flight requests before closing their connections. */
+  drainMs?: number;
+}
+
+/**
+ * loadConfig's result → open and migrate the database → create the owner on an empty database (printing its
+ * keys once) → serve the app on config.host:config.port → start the in-process worker when enabled.
+ * Installs no signal handlers and never exits the process, so tests can run it in-process too.
+ */
+export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
+  const logger = createLogger(config.logLevel);
+  const database = openDatabase(config.database);
+  let worker: BackgroundWorkers | undefined;
+  let server: HttpServer | undefined;
+  try {
+    const applied = await migrate(database.db, database.dialect);
+    if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
+
+    const deps: Deps = {
+      db: database.db,
+      dialect: database.dialect,
+      config,
+      logger,
+      wakeWorker: () => worker?.wake(),
+    };
+    const app = buildApp(deps);
+    const listening = await listen(app.fetch, config);
+    server = listening;
+    const port = (listening.address() as AddressInfo).port;
+    const url = `http://${clientHost(config.host)}:${port}`;
+    // Only once the port is bound: keys created by a start that then fails would never be printed.
+    const first = await bootstrapOwner(database.db, database.dialect);
+
+    const runWorker = options.worker ?? config.worker.enabled;
+    logger.info(
+      {
+        url,
+        dialect: database.dialect,
+        database: database.dialect === 'sqlite' ? config.database : undefined,
+        worker: runWorker,
+      },
+      'minutes listening',
+    );
+    if (first) {
+      logger.info({ account_id: first.accountId, email: first.email }, 'first start: created owner account');
+      (options.out ?? process.stdout).write(formatFirstStart(first, url));
+    }
+    if (runWorker) worker = await startBackgroundWorkers(deps);
+
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= (async () => {
+        const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
+        listening.closeIdleConnections();
+        const drain = setTimeout(() => listening.closeAllConnections(), options.drainMs ?? 10_000);
+        await closed;
+        clearTimeout(drain);
+        await worker?.stop();
+        await database.close();
+        logger.info('minutes stopped');
+      })();
+      return stopping;
+    };
+    return { port, url, logger, stop };
+  } catch (err) {
+    server?.close();
+    server?.closeAllConnections();
+    await worker?.stop().catch(() => {});
+    await database.close().catch(() => {});
+    throw err;
+  }
+}
+
+/** Binds the port; resolves once listening, rejects when the port cannot be bound (EADDRINUSE, EACCES). */
+function listen(fetch: Parameters<typeof serve>[0]['fetch'], config: Config): Promise<HttpServer> {
+  return new Promise((resolve, reject) => {
+    // Plain HTTP/1.1 (no serverOptions given), so this is a node:http Server.
+    const server = serve({ fetch, port: config.port, hostname: config.host }) as HttpServer;
+    server.once('error', reject);
+    server.once('listening', () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+/** 0.0.0.0 / :: accept everything; print a URL a local client can open. */
+function clientHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** `npm start` and `minutes serve`: start, then stop gracefully on SIGINT/SIGTERM. */
+export async function runServe(options: { worker?: boolean } = {}): Promise<RunningServer> {
+  const running = await startServer(loadConfig(), options);
+  onShutdownSignal(running.logger, running.stop);
+  return running;
+}
+
+const entry = process.argv[1];
+if (entry && import.meta.url === pathToFileURL(path.resolve(entry)).href) {
+  runServe().catch((err: unknown) => {
+    // A bad setting prints its own list of problems; anything else is one line, no stack.
+    process.stderr.write(
+      err instanceof ConfigError ? `${err.message}\n` : `minutes: could not start: ${describeError(err)}\n`,
+    );
+    process.exit(1);
+  });
+}

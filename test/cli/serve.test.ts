@@ -1,0 +1,223 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+import {
+  BIN,
+  expectNoStack,
+  logLine,
+  runCli,
+  type ServerProcess,
+  spawnServer,
+  spawnService,
+} from './cli-process.ts';
+
+const KEY_LINE = /(live|test) key: (svc_sk_(?:live|test)_[0-9A-Za-z]{32})/g;
+
+function printedKeys(stdout: string): Record<string, string> {
+  return Object.fromEntries([...stdout.matchAll(KEY_LINE)].map((m) => [m[1]!, m[2]!]));
+}
+
+async function get(server: ServerProcess, path: string, key?: string) {
+  const res = await fetch(server.url + path, key ? { headers: { authorization: `Bearer ${key}` } } : {});
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+for (const dialect of DIALECTS) {
+  describe(`minutes serve (${dialect})`, () => {
+    let dataDir: string;
+    let pgDatabase: TestDatabase | undefined;
+    let settings: Record<string, string>;
+    const running: ServerProcess[] = [];
+
+    beforeAll(async () => {
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-serve-'));
+      settings = { DATA_DIR: dataDir };
+      if (dialect === 'postgres') {
+        // The server migrates itself; the fresh database is only created (and dropped) here.
+        pgDatabase = await createTestDatabase('postgres');
+        settings.DATABASE_URL = (pgDatabase.database as { url: string }).url;
+      }
+    });
+    afterAll(async () => {
+      for (const server of running) await server.stop();
+      await pgDatabase?.destroy();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    const start = async (nodeArgs: string[], extra: Record<string, string> = {}) => {
+      const server = await spawnServer(nodeArgs, { ...settings, ...extra });
+      running.push(server);
+      return server;
+    };
+
+    let liveKey: string;
+
+    it('a start that cannot bind its port fails with one line and creates no owner', async () => {
+      const blocker = net.createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      const { port } = blocker.address() as net.AddressInfo;
+      try {
+        const res = await runCli(['serve'], { ...settings, HOST: '127.0.0.1', PORT: String(port) });
+        expect(res.code).toBe(1);
+        expect(res.stderr).toContain('EADDRINUSE');
+        expect(expectNoStack(res.stderr)).toBe(true);
+        expect(res.stdout).not.toMatch(/svc_sk_/);
+      } finally {
+        blocker.close();
+      }
+      // The keys were not lost: no account exists yet, so the next start still creates and prints them.
+      const accounts = await runCli(['keys', 'list'], settings);
+      expect(accounts.code).toBe(1);
+      expect(accounts.stderr).toContain('no account yet');
+    });
+
+    it('the first start (npm start) creates the owner and prints one live and one test key, once', async () => {
+      const server = await start(['--import', 'tsx', 'src/main.ts']);
+      // The banner is written right after the listening line; give the pipe a moment.
+      await waitFor(() => Object.keys(printedKeys(server.stdout())).length === 2);
+      const keys = printedKeys(server.stdout());
+      expect(keys.live).toMatch(/^svc_sk_live_/);
+      expect(keys.test).toMatch(/^svc_sk_test_/);
+      expect([...server.stdout().matchAll(KEY_LINE)]).toHaveLength(2);
+      // Printed in clear text only in the banner, never inside a JSON log line.
+      for (const line of server
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))) {
+        expect(line).not.toContain(keys.live);
+        expect(line).not.toContain(keys.test);
+      }
+      liveKey = keys.live!;
+
+      expect((await get(server, '/healthz')).status).toBe(200);
+      expect((await get(server, '/readyz')).body).toMatchObject({ status: 'ok', database: dialect });
+      const live = await get(server, '/v1/notes', keys.live);
+      expect(live.status).toBe(200);
+      expect(live.body.meta.total).toBe(0);
+      expect((await get(server, '/v1/notes', keys.test)).status).toBe(200);
+      expect((await get(server, '/v1/notes')).status).toBe(401);
+
+      // A note created over HTTP is processed by the in-process worker (woken on enqueue).
+      const created = await fetch(`${server.url}/v1/notes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${keys.live}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          transcript:
+            'Alice: The budget for the launch was exceeded by ten percent.\n' +
+            'Bob: I will send the revised plan to finance by Friday.',
+        }),
+      });
+      expect(created.status).toBe(202);
+      const note = (await created.json()) as { id: string; status: string };
+      let status = note.status;
+      await waitFor(async () => {
+        status = (await get(server, `/v1/notes/${note.id}`, keys.live)).body.status;
+        return status !== 'processing';
+      }, 20_000);
+      expect(status).toBe('ready');
+
+      expect(await server.stop()).toBe(0);
+    });
+
+    it('a later start (minutes serve) prints no keys, and the first keys still work', async () => {
+      const server = await start([BIN, 'serve']);
+      expect((await get(server, '/healthz')).status).toBe(200);
+      expect((await get(server, '/v1/notes', liveKey)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(server.stdout()).not.toMatch(/svc_sk_/);
+      expect(server.stdout()).not.toContain('first start');
+      expect(await server.stop()).toBe(0);
+
+      // The owner holds exactly the two first-start keys.
+      const list = await runCli(['keys', 'list', '--json'], settings);
+      expect(list.code).toBe(0);
+      const keys = JSON.parse(list.stdout) as { mode: string }[];
+      expect(keys.map((k) => k.mode).sort()).toEqual(['live', 'test']);
+    });
+
+    it('serve --no-worker runs no jobs; a separate `minutes worker` processes them', async () => {
+      const server = await start([BIN, 'serve', '--no-worker']);
+      expect(logLine(server.stdout(), 'minutes listening', (e) => e.worker)).toBe(false);
+      const created = await fetch(`${server.url}/v1/notes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ transcript: 'Carol: Nothing processes this note until a worker runs.' }),
+      });
+      expect(created.status).toBe(202);
+      const { id } = (await created.json()) as { id: string };
+      await new Promise((r) => setTimeout(r, 1500));
+      expect((await get(server, `/v1/notes/${id}`, liveKey)).body.status).toBe('processing');
+
+      const worker = await spawnService([BIN, 'worker'], settings, (out) =>
+        logLine(out, 'minutes worker started'),
+      );
+      let status = 'processing';
+      await waitFor(async () => {
+        status = (await get(server, `/v1/notes/${id}`, liveKey)).body.status;
+        return status !== 'processing';
+      }, 20_000);
+      expect(status).toBe('ready');
+      expect(await worker.stop()).toBe(0);
+      expect(await server.stop()).toBe(0);
+    });
+
+    it('serve runs webhook deliveries in-process: a note created over HTTP reaches a receiver', async () => {
+      const received: { type: string; delivery: string | undefined }[] = [];
+      const receiver = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (d: Buffer) => {
+          body += d;
+        });
+        req.on('end', () => {
+          received.push({
+            type: (JSON.parse(body) as { type: string }).type,
+            delivery: req.headers['x-svc-delivery'] as string | undefined,
+          });
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const { port } = receiver.address() as net.AddressInfo;
+      const server = await start([BIN, 'serve'], { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
+      try {
+        const post = (path: string, body: unknown) =>
+          fetch(server.url + path, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+        const hook = await post('/v1/webhooks', {
+          url: `http://127.0.0.1:${port}/hook`,
+          events: ['note.created', 'note.processed'],
+        });
+        expect(hook.status).toBe(201);
+        expect((await post('/v1/notes', { transcript: 'Dana: Ship the beta on Monday.' })).status).toBe(202);
+        await waitFor(() => received.some((r) => r.type === 'note.processed'), 20_000);
+        expect(received.map((r) => r.type)).toEqual(['note.created', 'note.processed']);
+        expect(received.every((r) => r.delivery?.startsWith('evt_'))).toBe(true);
+      } finally {
+        expect(await server.stop()).toBe(0);
+        receiver.close();
+      }
+    });
+
+    it('an invalid setting stops the start with the message, not a stack', async () => {
+      const res = await runCli(['serve'], { ...settings, PORT: '70000' });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain('PORT');
+      expect(expectNoStack(res.stderr)).toBe(true);
+    });
+  });
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
