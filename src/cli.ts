@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerAccountsCommands } from './cli/accounts.command.ts';
 import { UsageError } from './cli/context.ts';
+import { registerImportCommand } from './cli/import.command.ts';
 import { registerKeysCommands } from './cli/keys.command.ts';
 import { registerServerCommands } from './cli/server.command.ts';
 import { describeError } from './cli/shutdown.ts';
@@ -22,6 +23,7 @@ export function buildCli(): Command {
   registerServerCommands(program);
   registerKeysCommands(program);
   registerAccountsCommands(program);
+  registerImportCommand(program);
   return program;
 }
 

@@ -10,6 +10,31 @@ const seconds = z
   .regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'must be comma-separated seconds, e.g. 30,120,480')
   .transform((v) => v.split(',').map((s) => Number(s.trim())));
 
+/** Comma-separated web origins (`http(s)://host[:port]`), normalised; blank entries are ignored. */
+const origins = z.string().transform((v, ctx) => {
+  const out: string[] = [];
+  for (const raw of v.split(',')) {
+    if (!raw.trim()) continue;
+    const url = URL.canParse(raw.trim()) ? new URL(raw.trim()) : undefined;
+    const bare = url && url.pathname === '/' && !url.search && !url.hash && !url.username;
+    if (!url || !bare || !/^https?:$/.test(url.protocol)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `'${raw.trim()}' is not an origin such as https://app.example.com or http://localhost:6274`,
+      });
+      return z.NEVER;
+    }
+    out.push(url.origin);
+  }
+  return out;
+});
+
+/** An http(s) base URL such as https://api.openai.com/v1 or http://localhost:11434/v1, without a trailing slash. */
+const httpUrl = z
+  .string()
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http(s) URL')
+  .transform((v) => v.replace(/\/+$/, ''));
+
 /** Every environment variable the service reads, validated once at start. Nothing else reads process.env. */
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -25,11 +50,50 @@ export const ConfigSchema = z.object({
   MAX_TRANSCRIPT_BYTES: z.coerce.number().int().min(1024).default(2_097_152),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
   WEBHOOKS_RETRY_SCHEDULE: seconds.default([30, 120, 480]),
+  WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  WEBHOOKS_ALLOW_HOSTS: z
+    .string()
+    .regex(/^[\sA-Za-z0-9_.*:/,-]*$/, 'must be comma-separated host names, IP addresses or CIDR ranges')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .default([]),
+  WEBHOOKS_POLL_MS: z.coerce.number().int().min(10).default(200),
+  WEBHOOKS_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  WEBHOOKS_LEASE_SECONDS: z.coerce.number().int().min(1).default(60),
   WORKER: booleanFlag.default(true),
   WORKER_POLL_MS: z.coerce.number().int().min(10).default(500),
   JOB_LEASE_SECONDS: z.coerce.number().int().min(1).default(300),
   JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).default(5),
+  MCP_ALLOWED_ORIGINS: origins.default([]),
+  // Recordings and processing (src/features/recordings, src/features/processing).
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(500 * 1024 * 1024),
+  TRANSCRIBER: z.enum(['none', 'openai']).default('none'),
+  TRANSCRIBE_BASE_URL: httpUrl.default('https://api.openai.com/v1'),
+  TRANSCRIBE_API_KEY: z.string().optional(),
+  TRANSCRIBE_MODEL: z.string().min(1).default('whisper-1'),
+  TRANSCRIBE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
+  ANALYZER: z.enum(['builtin', 'openai']).default('builtin'),
+  ANALYZE_BASE_URL: httpUrl.default('https://api.openai.com/v1'),
+  ANALYZE_API_KEY: z.string().optional(),
+  ANALYZE_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  ANALYZE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  // Search (src/features/search): which embedder builds the vector index.
+  EMBEDDER: z.enum(['builtin', 'transformers', 'openai']).default('builtin'),
+  EMBEDDER_MODEL: z.string().min(1).optional(),
+  EMBEDDER_BASE_URL: httpUrl.default('https://api.openai.com/v1'),
+  EMBEDDER_API_KEY: z.string().optional(),
+  EMBEDDER_DIMENSIONS: z.coerce.number().int().min(1).max(8192).optional(),
+  EMBEDDER_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  MODELS_DIR: z.string().min(1).optional(),
 });
 
 export type Config = {
@@ -43,6 +107,18 @@ export type Config = {
   maxBodyBytes: number;
   maxTranscriptBytes: number;
   webhooks: { allowPrivateTargets: boolean; retryScheduleSeconds: number[] };
+  /** How the webhook worker delivers (src/features/webhooks). */
+  webhookDelivery: {
+    /** Per attempt, from DNS lookup to the last byte of the response. */
+    timeoutMs: number;
+    /** Host names, IPs and CIDR ranges exempt from the private-address check (WEBHOOKS_ALLOW_HOSTS). */
+    allowHosts: string[];
+    pollMs: number;
+    /** Attempts in flight at once per worker process. */
+    concurrency: number;
+    /** A claimed delivery is taken for abandoned after this (never less than the timeout + 1 s). */
+    leaseSeconds: number;
+  };
   worker: {
     enabled: boolean;
     pollMs: number;
@@ -50,7 +126,32 @@ export type Config = {
     maxAttempts: number;
     retryBaseSeconds: number;
   };
+  /** Browser origins allowed to call /mcp; requests without an Origin header (non-browser clients) always pass. */
+  mcp: { allowedOrigins: string[] };
+  /** Largest accepted audio upload (POST /v1/recordings, multipart). */
+  maxUploadBytes: number;
+  /** Speech to text; `none` stores audio and fails its note with a reason saying so. */
+  transcription: { provider: 'none' } | ({ provider: 'openai' } & OpenAiEndpoint);
+  /** Summary, title, action items and highlights; `openai` falls back to `builtin` on bad output. */
+  analysis: { provider: 'builtin' } | ({ provider: 'openai' } & OpenAiEndpoint);
+  /** Embedder of the search index; `builtin` needs no download. */
+  search: {
+    embedder:
+      | { provider: 'builtin' }
+      | { provider: 'transformers'; model: string }
+      | ({ provider: 'openai'; dimensions?: number } & OpenAiEndpoint);
+    /** Where downloaded models and the builtin embedder's cache live (MODELS_DIR, default DATA_DIR/models). */
+    modelsDir: string;
+  };
 };
+
+/** Any OpenAI-compatible HTTP API (OpenAI, Groq, Ollama, vLLM, whisper servers). */
+export interface OpenAiEndpoint {
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  timeoutMs: number;
+}
 
 /** Thrown when the environment is invalid; the message lists one line per bad variable. */
 export class ConfigError extends Error {
@@ -95,12 +196,57 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
       retryScheduleSeconds: e.WEBHOOKS_RETRY_SCHEDULE,
     },
+    webhookDelivery: {
+      timeoutMs: e.WEBHOOKS_TIMEOUT_MS,
+      allowHosts: e.WEBHOOKS_ALLOW_HOSTS,
+      pollMs: e.WEBHOOKS_POLL_MS,
+      concurrency: e.WEBHOOKS_CONCURRENCY,
+      leaseSeconds: e.WEBHOOKS_LEASE_SECONDS,
+    },
     worker: {
       enabled: e.WORKER,
       pollMs: e.WORKER_POLL_MS,
       leaseSeconds: e.JOB_LEASE_SECONDS,
       maxAttempts: e.JOB_MAX_ATTEMPTS,
       retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
+    },
+    mcp: { allowedOrigins: e.MCP_ALLOWED_ORIGINS },
+    maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    transcription:
+      e.TRANSCRIBER === 'openai'
+        ? {
+            provider: 'openai',
+            baseUrl: e.TRANSCRIBE_BASE_URL,
+            model: e.TRANSCRIBE_MODEL,
+            timeoutMs: e.TRANSCRIBE_TIMEOUT_MS,
+            ...(e.TRANSCRIBE_API_KEY ? { apiKey: e.TRANSCRIBE_API_KEY } : {}),
+          }
+        : { provider: 'none' },
+    analysis:
+      e.ANALYZER === 'openai'
+        ? {
+            provider: 'openai',
+            baseUrl: e.ANALYZE_BASE_URL,
+            model: e.ANALYZE_MODEL,
+            timeoutMs: e.ANALYZE_TIMEOUT_MS,
+            ...(e.ANALYZE_API_KEY ? { apiKey: e.ANALYZE_API_KEY } : {}),
+          }
+        : { provider: 'builtin' },
+    search: {
+      embedder:
+        e.EMBEDDER === 'openai'
+          ? {
+              provider: 'openai',
+              baseUrl: e.EMBEDDER_BASE_URL,
+              model: e.EMBEDDER_MODEL ?? 'text-embedding-3-small',
+              timeoutMs: e.EMBEDDER_TIMEOUT_MS,
+              ...(e.EMBEDDER_API_KEY ? { apiKey: e.EMBEDDER_API_KEY } : {}),
+              ...(e.EMBEDDER_DIMENSIONS ? { dimensions: e.EMBEDDER_DIMENSIONS } : {}),
+            }
+          : e.EMBEDDER === 'transformers'
+            ? { provider: 'transformers', model: e.EMBEDDER_MODEL ?? 'Xenova/bge-small-en-v1.5' }
+            : { provider: 'builtin' },
+      modelsDir: path.resolve(e.MODELS_DIR ?? path.join(dataDir, 'models')),
     },
   };
 }

@@ -1,5 +1,8 @@
 import { sql } from 'kysely';
 import { initial } from './migrations/0001-initial.ts';
+import { webhooks } from './migrations/0002-webhooks.ts';
+import { search } from './migrations/0003-search.ts';
+import { recordings } from './migrations/0004-recordings.ts';
 import type { Db, Dialect } from './schema.ts';
 
 /** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
@@ -16,7 +19,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: a released migration never changes. */
-export const MIGRATIONS: Migration[] = [initial];
+export const MIGRATIONS: Migration[] = [initial, webhooks, search, recordings];
 
 const LOCK_ID = 7_355_608;
 

@@ -47,6 +47,8 @@ export interface RecordingsTable {
   duration_seconds: number | null;
   storage_key: string | null;
   created_at: Iso;
+  /** SHA-256 hex of the ingested audio or transcript file (0004), so imports can skip what they have seen. */
+  content_sha256: string | null;
 }
 
 export type NoteStatus = 'processing' | 'ready' | 'failed';
@@ -78,6 +80,13 @@ export interface NoteTagsTable {
   account_id: string;
   mode: Mode;
   tag: string;
+}
+
+/** Notes per data space, maintained by triggers on notes. */
+export interface NoteCountsTable {
+  account_id: string;
+  mode: Mode;
+  n: number;
 }
 
 export interface SegmentsTable {
@@ -183,6 +192,7 @@ export interface Database {
   recordings: RecordingsTable;
   notes: NotesTable;
   note_tags: NoteTagsTable;
+  note_counts: NoteCountsTable;
   segments: SegmentsTable;
   speakers: SpeakersTable;
   highlights: HighlightsTable;

@@ -12,9 +12,12 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
     const log = deps.logger.child({ request_id: requestId });
     c.set('requestId', requestId);
     c.set('log', log);
+    // Set before the handler runs, so the response is built with it (a header added afterwards forces
+    // @hono/node-server off its fast path and costs a fifth of the throughput of small responses).
+    c.header('Request-Id', requestId);
     const started = performance.now();
     await next();
-    c.header('Request-Id', requestId);
+    if (!log.isLevelEnabled('info')) return;
     log.info(
       {
         method: c.req.method,

@@ -57,7 +57,8 @@ export function rateLimit(deps: Deps): MiddlewareHandler<AppEnv> {
         },
       );
     }
-    await next();
+    // Before the handler, so the response is built with them (see requestContext).
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    await next();
   };
 }

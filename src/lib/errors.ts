@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, type: 'invalid_request_error' },
   /** The Content-Type is not one the endpoint accepts. */
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  /** A `Range` that starts past the end of the file. */
+  range_not_satisfiable: { status: 416, type: 'invalid_request_error' },
   /** The Idempotency-Key was used before with a different request. */
   idempotency_key_reused: { status: 422, type: 'invalid_request_error' },
   /** Too many requests for this key in the current window. */

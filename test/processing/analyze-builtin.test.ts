@@ -128,6 +128,95 @@ describe('analyzeTranscript: action items', () => {
   });
 });
 
+describe('analyzeTranscript: assignments and what is not a task', () => {
+  const ROLES = [
+    { label: 'Project Manager', name: 'Project Manager' },
+    { label: 'Industrial Designer', name: 'Industrial Designer' },
+    { label: 'User Interface', name: 'User Interface' },
+  ];
+  const roles = (turns: [string, string][]) =>
+    analyzeTranscript({ segments: segments(turns), speakers: ROLES, createdAt: MONDAY }).action_items;
+
+  it('gives "I will ask X to …" to X, found by the words of a role or by its initials', () => {
+    expect(
+      roles([
+        ['Project Manager', 'I will ask the Industrial Designer to find out the cost of the chip.'],
+        ['Project Manager', 'And I will ask the U_I_ to draft the button layout.'],
+      ]),
+    ).toEqual([
+      { text: 'Find out the cost of the chip', assignee: 'Industrial Designer' },
+      { text: 'Draft the button layout', assignee: 'User Interface' },
+    ]);
+  });
+
+  it('assigns "Name, you\'re going to …" to the name, and a role named just before to that role', () => {
+    expect(
+      roles([
+        ['Project Manager', "Manuel you're going to work on the components."],
+        ['Project Manager', "The I_D_, which is you. Okay, you're going to think about the working design."],
+      ]),
+    ).toEqual([
+      { text: 'Work on the components', assignee: 'Manuel' },
+      { text: 'Think about the working design', assignee: 'Industrial Designer' },
+    ]);
+  });
+
+  it('gives an unnamed assignment to whoever accepts it, past a third person\'s "mm-hmm"', () => {
+    expect(
+      roles([
+        ['Project Manager', 'Are you gonna work on keeping the buttons simple?'],
+        ['Industrial Designer', 'Mm-hmm.'],
+        ['User Interface', 'Yeah, sure.'],
+      ]),
+    ).toEqual([{ text: 'Work on keeping the buttons simple', assignee: 'User Interface' }]);
+  });
+
+  it('lists several assignments of one turn, leaving the unnamed ones unassigned', () => {
+    const items = roles([
+      [
+        'Project Manager',
+        'You have to work on the working design, and you have to work on the user requirements.',
+      ],
+      ['User Interface', 'Okay.'],
+    ]);
+    expect(items).toEqual([
+      { text: 'Work on the working design' },
+      { text: 'Work on the user requirements', assignee: 'User Interface' },
+    ]);
+  });
+
+  it('understands "you\'ll be sent …", "someone should …" and a plain imperative', () => {
+    const { action_items } = analyze([
+      ['Speaker 1', "You'll be sent a transcript to check for accuracy."],
+      ['Speaker 2', 'Someone should email the venue about the deposit.'],
+      ['Speaker 3', 'So check out the supplier website.'],
+    ]);
+    expect(action_items).toEqual([
+      { text: 'Send a transcript to check for accuracy' },
+      { text: 'Email the venue about the deposit' },
+      { text: 'Check out the supplier website' },
+    ]);
+  });
+
+  it('ignores design preferences, ratings, meeting flow and the agenda', () => {
+    const { action_items } = analyze([
+      ['Speaker 1', 'We should have a rubber case and I think we need to incorporate the logo.'],
+      ['Speaker 2', "I'll put two. I'll still give it five."],
+      ['Speaker 3', "We need to finish up here. Let's take lunch. Let me get my glasses."],
+      ['Speaker 1', 'We will then look at the evaluation criteria and I will first present the agenda.'],
+      ['Speaker 2', "I'm gonna write some stuff down right now."],
+    ]);
+    expect(action_items).toEqual([]);
+  });
+
+  it('finds the task among several "let\'s" of one sentence', () => {
+    const { action_items } = analyze([
+      ['Speaker 1', "Let's go with the round one, let's explore the possibility of a two-piece remote."],
+    ]);
+    expect(action_items).toEqual([{ text: 'Explore the possibility of a two-piece remote' }]);
+  });
+});
+
 describe('analyzeTranscript: summary', () => {
   const sentencesOf = (summary: string) => summary.split(/(?<=[.!?])\s+/);
 
@@ -205,6 +294,15 @@ describe('analyzeTranscript: title', () => {
 });
 
 describe('analyzeTranscript: highlights', () => {
+  it('takes a short sentence labelled "Important:" as the highlight itself, not the one before it', () => {
+    const { highlights } = analyze([
+      ['Speaker 1', 'Welcome, this is the launch sync.'],
+      ['Speaker 2', "I'll send the revised budget to finance by Friday."],
+      ['Speaker 1', 'Important: the launch moves online.'],
+    ]);
+    expect(highlights).toContainEqual({ timestamp_ms: 20_000, text: 'Important: the launch moves online.' });
+  });
+
   it('highlights marked sentences at the start of their turn', () => {
     const { highlights } = analyze([
       ['Speaker 1', 'Welcome back everyone to the weekly sync.'],

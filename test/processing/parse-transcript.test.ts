@@ -110,7 +110,9 @@ describe('parseTranscript', () => {
     });
 
     it('keeps prose with a colon inside the turn instead of inventing a speaker', () => {
-      const segments = parseTranscript('Ana: We should ship.\nnote to self: call Bo\nsee http: example\nBen: ok');
+      const segments = parseTranscript(
+        'Ana: We should ship.\nnote to self: call Bo\nsee http: example\nBen: ok',
+      );
       expect(segments.map((s) => s.speaker)).toEqual(['Ana', 'Ben']);
       expect(segments[0]!.text).toBe('We should ship. note to self: call Bo see http: example');
     });

@@ -53,12 +53,13 @@ export const initial: Migration = {
       failure_reason TEXT,
       title TEXT NOT NULL,
       title_locked INTEGER NOT NULL DEFAULT 0,
-      summary TEXT NOT NULL,
-      transcript TEXT NOT NULL,
       duration_seconds INTEGER NOT NULL,
       tags TEXT NOT NULL,
       created_at ${ts} NOT NULL,
-      updated_at ${ts} NOT NULL
+      updated_at ${ts} NOT NULL,
+      -- Long text last: a listed row's other columns are read without walking its overflow pages.
+      summary TEXT NOT NULL,
+      transcript TEXT NOT NULL
     )`,
     'CREATE INDEX notes_list ON notes (account_id, mode, created_at DESC, id DESC)',
     `CREATE TABLE note_tags (
@@ -69,6 +70,38 @@ export const initial: Migration = {
       PRIMARY KEY (note_id, tag)
     )`,
     'CREATE INDEX note_tags_lookup ON note_tags (account_id, mode, tag)',
+    // The number of notes per data space, kept by triggers so an unfiltered list knows its total without
+    // counting (a count over 10,000 index entries costs more than the rest of the request).
+    `CREATE TABLE note_counts (
+      account_id ${key} NOT NULL,
+      mode TEXT NOT NULL,
+      n INTEGER NOT NULL,
+      PRIMARY KEY (account_id, mode)
+    )`,
+    ...(pg
+      ? [
+          `CREATE FUNCTION notes_count_change() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+            IF TG_OP = 'INSERT' THEN
+              INSERT INTO note_counts (account_id, mode, n) VALUES (NEW.account_id, NEW.mode, 1)
+              ON CONFLICT (account_id, mode) DO UPDATE SET n = note_counts.n + 1;
+              RETURN NEW;
+            END IF;
+            UPDATE note_counts SET n = n - 1 WHERE account_id = OLD.account_id AND mode = OLD.mode;
+            RETURN OLD;
+          END $$`,
+          `CREATE TRIGGER notes_count AFTER INSERT OR DELETE ON notes
+            FOR EACH ROW EXECUTE FUNCTION notes_count_change()`,
+        ]
+      : [
+          `CREATE TRIGGER notes_count_insert AFTER INSERT ON notes BEGIN
+            INSERT INTO note_counts (account_id, mode, n) VALUES (new.account_id, new.mode, 1)
+            ON CONFLICT (account_id, mode) DO UPDATE SET n = n + 1;
+          END`,
+          `CREATE TRIGGER notes_count_delete AFTER DELETE ON notes BEGIN
+            UPDATE note_counts SET n = n - 1 WHERE account_id = old.account_id AND mode = old.mode;
+          END`,
+        ]),
     `CREATE TABLE segments (
       note_id ${key} NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
       account_id ${key} NOT NULL,

@@ -59,5 +59,6 @@ export function createSpeakerDirectory(
   return {
     nameOf: (label) => byLabel.get(label) || label,
     resolve: (spoken) => bySpoken.get(spoken.trim().toLowerCase()) || undefined,
+    names: [...new Set(speakers.map((s) => s.name || s.label))],
   };
 }

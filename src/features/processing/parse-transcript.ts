@@ -77,11 +77,14 @@ function parseCues(text: string): TranscriptSegment[] {
 /** A label alone on its line ("Alice:"), as some meeting apps export, announces the next lines' speaker. */
 const BARE_LABEL = /^\s*([^:\n]{1,60}?)\s*:\s*$/;
 const NAME_SHAPED = /^(?:[\p{Lu}\d][\p{L}\d.'’-]*)(?:\s+[\p{Lu}\d][\p{L}\d.'’-]*){0,3}$/u;
+/** Labels diarization tools write: `SPEAKER_00`, `spk_1`, `Speaker-2`. */
+const DIARIZATION_LABEL = /^(?:speaker|spk|spkr)[ _-]?\d{1,3}$/i;
 
 /**
  * Which `X:` prefixes are speaker labels. Prose such as "note to self: call Bo" has that shape too, so a
  * candidate (≤ 4 words, no URL scheme) counts when it is name-shaped (every word capitalised or a number,
- * like "Ana", "Dr. Lee", "Speaker 2"), recurs as a label, opens the transcript or stands alone on its line.
+ * like "Ana", "Dr. Lee", "Speaker 2") or a diarization label ("SPEAKER_01"), recurs as a label, opens the
+ * transcript or stands alone on its line.
  */
 function findLabels(lines: string[]): Set<string> {
   const counts = new Map<string, number>();
@@ -92,7 +95,7 @@ function findLabels(lines: string[]): Set<string> {
     const label = m?.[1]?.trim();
     if (!label || label.split(/\s+/).length > 4 || /^(https?|ftp|mailto)$/i.test(label)) return;
     counts.set(label, (counts.get(label) ?? 0) + 1);
-    if (bare || i === 0 || NAME_SHAPED.test(label)) strong.add(label);
+    if (bare || i === 0 || NAME_SHAPED.test(label) || DIARIZATION_LABEL.test(label)) strong.add(label);
   });
   return new Set([...counts].filter(([label, n]) => n >= 2 || strong.has(label)).map(([label]) => label));
 }

@@ -13,6 +13,9 @@ const MIN_MARKED_WORDS = 6;
 const MAX_MARKED = 5;
 const MARKER =
   /\b(?:highlight|bookmark|important|key point|key takeaway|takeaway|remember this|note this)\b/i;
+/** A marker used as a label in front of what it marks: "Important: …", "Key point - …". */
+const LABELLED =
+  /^\W*(?:highlight|bookmark|important|key point|key takeaway|takeaway|note)\s*[:\u2013\u2014-]\s*\S+(?:\s+\S+){2,}/i;
 
 /**
  * Highlights: every sentence marked as one ("highlight", "bookmark", "important", "key point") plus the
@@ -23,7 +26,9 @@ export function pickHighlights(sentences: readonly ScoredSentence[]): ExtractedH
   for (const sentence of sentences) {
     if (!MARKER.test(sentence.text)) continue;
     const previous = sentences[sentence.index - 1];
-    const target = sentence.words.length < MIN_MARKED_WORDS && previous ? previous : sentence;
+    // "Bookmark that." points back; "Important: the launch moves online." is the highlight itself.
+    const pointsBack = sentence.words.length < MIN_MARKED_WORDS && !LABELLED.test(sentence.text);
+    const target = pointsBack && previous ? previous : sentence;
     marked.set(target.index, target);
   }
   const chosen = new Map(

@@ -8,9 +8,13 @@ import { nowIso, toIso } from '../../lib/time.ts';
 import { toActionItem } from '../action-items/action-items.view.ts';
 import { recordEvent } from '../events/events.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
-import { toNoteDetail } from '../notes/notes.view.ts';
-import { analyzeTranscript } from './analyze-builtin.ts';
+import { renderTranscript, toNoteDetail } from '../notes/notes.view.ts';
+import { type AudioStorage, createAudioStorage } from '../storage/audio-storage.ts';
 import { processingRepo, type Space } from './processing.repo.ts';
+import { type Analyzer, builtinAnalyzer, createAnalyzer } from './providers/analyzer.ts';
+import { ProviderError } from './providers/provider-error.ts';
+import { createTranscriber, NO_TRANSCRIBER_REASON, type Transcriber } from './providers/transcriber.ts';
+import { insertTranscript } from './store-transcript.ts';
 
 export const PROCESS_NOTE_JOB = 'process_note';
 
@@ -33,7 +37,8 @@ export const ProcessNotePayload = z.object({ note_id: z.string().min(1) });
 export type ProcessNotePayload = z.infer<typeof ProcessNotePayload>;
 
 /**
- * Analyzes a note and publishes the result. Idempotent: a deleted note or one that is ready already is
+ * The pipeline of one note: transcribe (a note made from audio, once), then analyze and publish. Idempotent
+ * stage by stage: a stored transcript is not transcribed again, a deleted note or one that is ready already is
  * left alone, and a note sent back to processing gets its action items and highlights replaced, not doubled.
  */
 export const processNoteJob = defineJob({
@@ -44,6 +49,12 @@ export const processNoteJob = defineJob({
       space: { accountId: job.accountId, mode: job.mode },
       noteId: note_id,
       logger,
+      analyzer: createAnalyzer(deps.config.analysis),
+      transcription: {
+        transcriber: createTranscriber(deps.config.transcription),
+        storage: createAudioStorage(deps.config),
+      },
+      lastAttempt: job.attempt >= job.maxAttempts,
     });
   },
   // Never leave a note in `processing` once its job has given up.
@@ -67,36 +78,70 @@ function describeFailure(cause: unknown, attempts: number): string {
   return `Processing failed after ${attempts} attempts because of an internal error.`;
 }
 
+export interface ProcessNoteOptions {
+  db: Db;
+  space: Space;
+  noteId: string;
+  logger: Logger;
+  /** The builtin analyzer unless given. */
+  analyzer?: Analyzer;
+  /** For notes made from audio: where the audio is and who transcribes it (none configured: the note fails). */
+  transcription?: { transcriber: Transcriber | undefined; storage: AudioStorage };
+  /** The job's last attempt: providers settle for their fallback instead of asking for a retry. */
+  lastAttempt?: boolean;
+}
+
 /**
- * Runs the analysis of one note and, in one transaction, stores action items and highlights, marks the
- * note ready (keeping a title the user set) and writes `action_item.created` per item, then `note.processed`.
+ * Runs the pipeline of one note: transcription first when the note was made from audio and has no transcript
+ * yet (committed on its own, so a retry does not transcribe again), then analysis, and, in one transaction,
+ * stores action items and highlights, marks the note ready (keeping a title the user set) and writes
+ * `action_item.created` per item, then `note.processed`. A failure retrying cannot fix (no transcriber
+ * configured, the provider refusing the audio, no speech) marks the note failed at once with the reason.
  */
 export async function processNote({
   db,
   space,
   noteId,
   logger,
-}: {
-  db: Db;
-  space: Space;
-  noteId: string;
-  logger: Logger;
-}): Promise<'processed' | 'skipped'> {
+  analyzer = builtinAnalyzer,
+  transcription,
+  lastAttempt = true,
+}: ProcessNoteOptions): Promise<'processed' | 'skipped' | 'failed'> {
   const note = await notesRepo.find(db, space, noteId);
   if (!note || note.status === 'ready') {
     logger.info({ note_id: noteId }, note ? 'note is ready already' : 'note was deleted; nothing to process');
     return 'skipped';
   }
-  const [segments, speakers] = await Promise.all([
-    notesRepo.segments(db, noteId),
-    notesRepo.speakers(db, noteId),
-  ]);
+  let segments = await notesRepo.segments(db, noteId);
+  if (!segments.length && note.recording_id) {
+    const transcribed = await transcribeNote({
+      db,
+      space,
+      noteId,
+      recordingId: note.recording_id,
+      logger,
+      transcription,
+    });
+    if (transcribed === 'failed') return 'failed';
+    segments = await notesRepo.segments(db, noteId);
+  }
+  const speakers = await notesRepo.speakers(db, noteId);
   if (!segments.length) throw new ProcessingError('The note has no transcript to analyze.');
-  const analysis = analyzeTranscript({
-    segments: segments.map((s) => ({ ...s, start_ms: Number(s.start_ms), end_ms: Number(s.end_ms) })),
-    speakers,
-    createdAt: note.created_at,
-  });
+  let analysis: Awaited<ReturnType<Analyzer['analyze']>>;
+  try {
+    analysis = await analyzer.analyze(
+      {
+        segments: segments.map((s) => ({ ...s, start_ms: Number(s.start_ms), end_ms: Number(s.end_ms) })),
+        speakers,
+        createdAt: note.created_at,
+      },
+      { logger, lastAttempt },
+    );
+  } catch (err) {
+    // Only errors that may pass reach here (the analyzer falls back otherwise): let the job retry.
+    if (err instanceof ProviderError) throw new ProcessingError(err.message);
+    throw err;
+  }
 
   return db.transaction().execute(async (trx) => {
     const now = Date.now();
@@ -153,6 +198,72 @@ export async function processNote({
     );
     return 'processed';
   });
+}
+
+/**
+ * Transcribes the audio of a note and stores segments, speakers and transcript text in one transaction.
+ * `failed`: the note was marked failed with a reason (nothing to retry). A failure that may pass is thrown.
+ */
+async function transcribeNote({
+  db,
+  space,
+  noteId,
+  recordingId,
+  logger,
+  transcription,
+}: {
+  db: Db;
+  space: Space;
+  noteId: string;
+  recordingId: string;
+  logger: Logger;
+  transcription: ProcessNoteOptions['transcription'];
+}): Promise<'transcribed' | 'failed' | 'no-audio'> {
+  const recording = await processingRepo.findRecording(db, space, recordingId);
+  if (!recording?.storage_key) return 'no-audio';
+  const fail = async (reason: string) => {
+    await processingRepo.markFailed(db, space, noteId, reason, nowIso());
+    logger.warn({ note_id: noteId, reason }, 'note processing failed');
+    return 'failed' as const;
+  };
+  if (!transcription?.transcriber) return fail(NO_TRANSCRIBER_REASON);
+  const { transcriber, storage } = transcription;
+  const key = recording.storage_key;
+  if ((await storage.size(key)) === undefined) {
+    return fail('The audio file of this recording is missing from storage, so it cannot be transcribed.');
+  }
+  let segments: Awaited<ReturnType<Transcriber['transcribe']>>;
+  const started = Date.now();
+  try {
+    segments = await storage.withLocalFile(key, (path) =>
+      transcriber.transcribe({
+        path,
+        contentType: recording.content_type,
+        filename: `audio${/\.[a-z0-9]+$/.exec(key)?.[0] ?? ''}`,
+      }),
+    );
+  } catch (err) {
+    if (err instanceof ProviderError) {
+      if (!err.retryable) return fail(err.message);
+      throw new ProcessingError(err.message);
+    }
+    throw err;
+  }
+  if (!segments.length) return fail('No speech was recognised in the recording.');
+  const stored = await db.transaction().execute(async (trx) =>
+    processingRepo.storeTranscript(trx, space, noteId, {
+      transcript: renderTranscript(segments),
+      durationSeconds:
+        recording.duration_seconds ?? Math.ceil(Math.max(0, ...segments.map((s) => s.end_ms)) / 1000),
+      now: nowIso(),
+      insertSegments: (inTrx) => insertTranscript(inTrx, space, noteId, segments),
+    }),
+  );
+  logger.info(
+    { note_id: noteId, segments: segments.length, duration_ms: Date.now() - started, stored },
+    'recording transcribed',
+  );
+  return 'transcribed';
 }
 
 /** Bytewise comparison, as ids are ordered by the database (COLLATE "C"). */

@@ -72,6 +72,52 @@ export const processingRepo = {
     return Number(result.numUpdatedRows) > 0;
   },
 
+  /** The recording of a note made from audio (its storage key and format), in the note's space. */
+  findRecording: (db: Db, space: Space, recordingId: string) =>
+    db
+      .selectFrom('recordings')
+      .select(['id', 'storage_key', 'content_type', 'duration_seconds'])
+      .where('id', '=', recordingId)
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .executeTakeFirst(),
+
+  /**
+   * Stores what transcription produced, once: only while the note is still processing and has no segments
+   * (a second worker that transcribed the same audio after a lost lease changes nothing). Call in a transaction.
+   */
+  async storeTranscript(
+    db: Db,
+    space: Space,
+    noteId: string,
+    result: {
+      transcript: string;
+      durationSeconds: number;
+      now: string;
+      insertSegments: (db: Db) => Promise<void>;
+    },
+  ): Promise<boolean> {
+    // The UPDATE comes first: on PostgreSQL it locks the note, so a concurrent transcription waits here.
+    const updated = await db
+      .updateTable('notes')
+      .set({
+        transcript: result.transcript,
+        duration_seconds: result.durationSeconds,
+        updated_at: result.now,
+      })
+      .where('id', '=', noteId)
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .where('status', '=', 'processing')
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('segments').select('note_id').where('note_id', '=', noteId))),
+      )
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return false;
+    await result.insertSegments(db);
+    return true;
+  },
+
   /** Replaces the note's action items, so a re-run does not duplicate them. */
   async replaceActionItems(db: Db, noteId: string, items: readonly ActionItemsTable[]) {
     await db.deleteFrom('action_items').where('note_id', '=', noteId).execute();

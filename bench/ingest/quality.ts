@@ -1,0 +1,213 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
+import type { ExtractedActionItem } from '../../src/features/processing/extract-action-items.ts';
+import { contentWords, tokenize } from '../../src/features/processing/sentences.ts';
+import { porterStem } from '../../src/features/search/text/porter-stem.ts';
+import { selectExcerpts } from './excerpts.ts';
+import { loadMeeting, meetingNames, toSegments } from './qmsum.ts';
+
+/**
+ * Quality of the builtin analyzer on QMSum (`npm run bench:quality`):
+ * - action items: precision and recall against the hand-labelled excerpts in labels/action-items.json;
+ * - summaries: ROUGE-1/2/L F1 of the whole-meeting summary against QMSum's "summarize the meeting" answers.
+ */
+
+interface GoldItem {
+  text: string;
+  assignee?: string;
+  aliases?: string[];
+  due?: string;
+}
+interface LabelFile {
+  created_at: string;
+  excerpts: { id: string; items: GoldItem[] }[];
+}
+
+const LABELS = {
+  dev: path.join(path.dirname(fileURLToPath(import.meta.url)), 'labels/action-items.json'),
+  heldout: path.join(path.dirname(fileURLToPath(import.meta.url)), 'labels/action-items.heldout.json'),
+};
+
+/** Porter-stemmed content words: what two phrasings of one task share ("keeping" and "keep" alike). */
+function terms(text: string): Set<string> {
+  return new Set(contentWords(tokenize(text)).map((w) => porterStem(w.replace(/'.*$/, ''))));
+}
+
+/**
+ * A predicted item matches a gold item when the text overlaps (at least half of the gold item's content words,
+ * and at least a fifth of the predicted item's, so a rambling prediction cannot match everything) and the
+ * assignee agrees (the same person, or both without one).
+ */
+export function matches(predicted: ExtractedActionItem, gold: GoldItem): boolean {
+  const p = terms(predicted.text);
+  const g = terms(gold.text);
+  let shared = 0;
+  for (const t of g) if (p.has(t)) shared++;
+  if (!g.size || !p.size || shared / g.size < 0.5 || shared / p.size < 0.2) return false;
+  const names = [gold.assignee, ...(gold.aliases ?? [])].filter(Boolean).map((n) => n!.toLowerCase());
+  const assignee = predicted.assignee?.toLowerCase();
+  return names.length === 0 ? assignee === undefined : assignee !== undefined && names.includes(assignee);
+}
+
+export function evaluateActionItems(set: 'dev' | 'heldout', options: { verbose?: boolean } = {}) {
+  const labels = JSON.parse(fs.readFileSync(LABELS[set], 'utf8')) as LabelFile;
+  const selected = new Map(selectExcerpts(set).map((e) => [e.id, e]));
+  let truePositives = 0;
+  let predictedCount = 0;
+  let goldCount = 0;
+  let goldWithAssignee = 0;
+  let predictedDues = 0;
+  let textOnly = 0;
+  const lines: string[] = [];
+  for (const labelled of labels.excerpts) {
+    const excerpt = selected.get(labelled.id);
+    if (!excerpt) throw new Error(`label ${labelled.id} is not one of the selected excerpts`);
+    const turns = loadMeeting(excerpt.meeting).turns.slice(excerpt.from, excerpt.to);
+    const segments = toSegments(turns);
+    const speakers = [...new Set(segments.map((s) => s.speaker))].map((label) => ({ label, name: label }));
+    const predicted = analyzeTranscript({ segments, speakers, createdAt: labels.created_at }).action_items;
+    predictedCount += predicted.length;
+    goldCount += labelled.items.length;
+    goldWithAssignee += labelled.items.filter((g) => g.assignee).length;
+    predictedDues += predicted.filter((p) => p.due).length;
+    const used = new Set<number>();
+    for (const p of predicted) {
+      const hit = labelled.items.findIndex((g, i) => !used.has(i) && matches(p, g));
+      if (hit >= 0) {
+        used.add(hit);
+        truePositives++;
+      } else if (labelled.items.some((g) => matches({ text: p.text }, { text: g.text }))) {
+        textOnly++;
+      }
+      if (options.verbose)
+        lines.push(`${hit >= 0 ? '  ok ' : '  FP '} ${labelled.id}: ${p.text} [${p.assignee ?? '-'}]`);
+    }
+    if (options.verbose) {
+      labelled.items.forEach((g, i) => {
+        if (!used.has(i)) lines.push(`  FN  ${labelled.id}: ${g.text} [${g.assignee ?? '-'}]`);
+      });
+    }
+  }
+  const precision = predictedCount ? truePositives / predictedCount : 1;
+  const recall = goldCount ? truePositives / goldCount : 1;
+  return {
+    excerpts: labels.excerpts.length,
+    gold: goldCount,
+    goldWithAssignee,
+    predicted: predictedCount,
+    truePositives,
+    precision,
+    recall,
+    f1: precision + recall ? (2 * precision * recall) / (precision + recall) : 0,
+    /** Predictions whose text matches a gold item but whose assignee does not. */
+    wrongAssignee: textOnly,
+    /** Due dates predicted on a set where none is said: every one is wrong. */
+    predictedDues,
+    lines,
+  };
+}
+
+/** Lower-cased, Porter-stemmed word tokens (as rouge-score with use_stemmer=True). */
+function rougeTokens(text: string): string[] {
+  return (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).map(porterStem);
+}
+
+function ngrams(tokens: string[], n: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (let i = 0; i + n <= tokens.length; i++) {
+    const key = tokens.slice(i, i + n).join(' ');
+    out.set(key, (out.get(key) ?? 0) + 1);
+  }
+  return out;
+}
+
+function f1(overlap: number, candidate: number, reference: number): number {
+  if (!overlap) return 0;
+  const p = overlap / candidate;
+  const r = overlap / reference;
+  return (2 * p * r) / (p + r);
+}
+
+function rougeN(candidate: string[], reference: string[], n: number): number {
+  const c = ngrams(candidate, n);
+  const r = ngrams(reference, n);
+  let overlap = 0;
+  for (const [gram, count] of c) overlap += Math.min(count, r.get(gram) ?? 0);
+  return f1(overlap, Math.max(1, candidate.length - n + 1), Math.max(1, reference.length - n + 1));
+}
+
+function rougeL(candidate: string[], reference: string[]): number {
+  const prev = new Array<number>(reference.length + 1).fill(0);
+  const row = new Array<number>(reference.length + 1).fill(0);
+  for (let i = 1; i <= candidate.length; i++) {
+    for (let j = 1; j <= reference.length; j++) {
+      row[j] = candidate[i - 1] === reference[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, row[j - 1]!);
+    }
+    for (let j = 0; j <= reference.length; j++) prev[j] = row[j]!;
+  }
+  return f1(prev[reference.length]!, candidate.length, reference.length);
+}
+
+/** QMSum general queries that ask for a summary of the whole meeting. */
+const WHOLE_MEETING = /summar(?:y|i[sz]e)\b.*\bmeeting\b/i;
+
+export function evaluateSummaries() {
+  const scores: { r1: number; r2: number; rl: number; words: number; refWords: number }[] = [];
+  for (const name of meetingNames()) {
+    const meeting = loadMeeting(name);
+    const query = meeting.generalQueries.find((q) => WHOLE_MEETING.test(q.query));
+    if (!query) continue;
+    const segments = toSegments(meeting.turns);
+    const speakers = [...new Set(segments.map((s) => s.speaker))].map((label) => ({ label, name: label }));
+    const { summary } = analyzeTranscript({ segments, speakers, createdAt: '2026-03-02T10:00:00.000Z' });
+    const c = rougeTokens(summary);
+    const r = rougeTokens(query.answer);
+    scores.push({
+      r1: rougeN(c, r, 1),
+      r2: rougeN(c, r, 2),
+      rl: rougeL(c, r),
+      words: c.length,
+      refWords: r.length,
+    });
+  }
+  const mean = (k: keyof (typeof scores)[number]) => scores.reduce((s, x) => s + x[k], 0) / scores.length;
+  return {
+    meetings: scores.length,
+    rouge1: mean('r1'),
+    rouge2: mean('r2'),
+    rougeL: mean('rl'),
+    summaryWords: mean('words'),
+    referenceWords: mean('refWords'),
+  };
+}
+
+if (process.argv[1]?.endsWith('quality.ts')) {
+  const verbose = process.argv.includes('--verbose');
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const out: string[] = [];
+  const figures: Record<string, unknown> = {};
+  for (const set of ['dev', 'heldout'] as const) {
+    // Only the development set is ever shown item by item: the held-out set stays unseen while tuning.
+    const { lines, ...f } = evaluateActionItems(set, { verbose: verbose && set === 'dev' });
+    figures[set] = f;
+    if (verbose && set === 'dev') out.push(`${set}:`, ...lines, '');
+    out.push(
+      `Action items, ${set === 'dev' ? 'development' : 'held-out'} set (${f.excerpts} excerpts, ${f.gold} labelled items, ${f.goldWithAssignee} with an assignee):`,
+      `  predicted ${f.predicted}, correct ${f.truePositives}, right text but wrong assignee ${f.wrongAssignee}`,
+      `  precision ${pct(f.precision)}  recall ${pct(f.recall)}  F1 ${pct(f.f1)}`,
+      `  due dates predicted (none is said in these excerpts): ${f.predictedDues}`,
+    );
+  }
+  const summaries = evaluateSummaries();
+  figures.summaries = summaries;
+  out.push(
+    `Summaries (${summaries.meetings} meetings with a whole-meeting summary query):`,
+    `  ROUGE-1 ${pct(summaries.rouge1)}  ROUGE-2 ${pct(summaries.rouge2)}  ROUGE-L ${pct(summaries.rougeL)} (F1, Porter-stemmed)`,
+    `  summary length ${summaries.summaryWords.toFixed(0)} words, reference ${summaries.referenceWords.toFixed(0)} words`,
+    '',
+  );
+  process.stdout.write(out.join('\n'));
+  if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+}

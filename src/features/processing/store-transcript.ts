@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import type { Db, Mode } from '../../db/schema.ts';
+import { AppError } from '../../lib/errors.ts';
+import { parseTranscript, type TranscriptSegment } from './parse-transcript.ts';
+
+/** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound parameters. */
+const INSERT_BATCH = 500;
+
+/** A transcript as the API takes it: text (`Label: text`, WebVTT, SRT) or timed segments. */
+export interface TranscriptInput {
+  transcript?: string;
+  segments?: TranscriptSegment[];
+}
+
+/** The segments a transcript input stands for, with the API's checks (size → 413, end before start → 400). */
+export function segmentsOfInput(input: TranscriptInput, maxTranscriptBytes: number): TranscriptSegment[] {
+  if (input.transcript !== undefined) {
+    if (Buffer.byteLength(input.transcript, 'utf8') > maxTranscriptBytes) {
+      throw new AppError('payload_too_large', `transcript exceeds ${maxTranscriptBytes} bytes.`, {
+        param: 'transcript',
+      });
+    }
+    return parseTranscript(input.transcript);
+  }
+  const segments = (input.segments ?? []).map((s) => ({ ...s, text: s.text.trim() }));
+  const bad = segments.findIndex((s) => s.end_ms < s.start_ms);
+  if (bad >= 0) {
+    throw new AppError('parameter_invalid', 'end_ms must not be before start_ms.', {
+      param: `segments.${bad}.end_ms`,
+    });
+  }
+  return segments;
+}
+
+/** The media type of a transcript input: `text/vtt`, `application/x-subrip`, `text/plain` or JSON segments. */
+export function transcriptContentType(input: TranscriptInput): string {
+  if (input.transcript === undefined) return 'application/json';
+  const text = input.transcript.replace(/^\uFEFF/, '');
+  if (/^\s*WEBVTT/.test(text)) return 'text/vtt';
+  if (/^\s*\d+\s*\r?\n\s*\d{1,3}:\d{2}:\d{2}[,.]\d{1,3}\s*-->/.test(text)) return 'application/x-subrip';
+  return 'text/plain';
+}
+
+/** The bytes a transcript input was given as (for size and content hash of its recording). */
+export function transcriptBytes(input: TranscriptInput): Buffer {
+  return Buffer.from(input.transcript ?? JSON.stringify(input.segments ?? []), 'utf8');
+}
+
+export function sha256Hex(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Writes a note's segments and its speakers (one per distinct label, in order of first appearance, named from
+ * `names` or else by their label). Call it inside the transaction that creates or transcribes the note.
+ */
+export async function insertTranscript(
+  db: Db,
+  space: { accountId: string; mode: Mode },
+  noteId: string,
+  segments: readonly TranscriptSegment[],
+  names: ReadonlyMap<string, string> = new Map(),
+): Promise<void> {
+  const owned = { note_id: noteId, account_id: space.accountId, mode: space.mode };
+  for (let i = 0; i < segments.length; i += INSERT_BATCH) {
+    await db
+      .insertInto('segments')
+      .values(
+        segments.slice(i, i + INSERT_BATCH).map((seg, j) => ({
+          ...owned,
+          position: i + j,
+          speaker: seg.speaker,
+          start_ms: seg.start_ms,
+          end_ms: seg.end_ms,
+          text: seg.text,
+        })),
+      )
+      .execute();
+  }
+  const labels = [...new Set(segments.map((s) => s.speaker))];
+  if (labels.length) {
+    await db
+      .insertInto('speakers')
+      .values(
+        labels.map((label, position) => ({ ...owned, position, label, name: names.get(label) ?? label })),
+      )
+      .execute();
+  }
+}

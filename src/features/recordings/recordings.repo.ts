@@ -1,0 +1,55 @@
+import type { Db, RecordingsTable } from '../../db/schema.ts';
+import type { Space } from '../notes/notes.repo.ts';
+
+const COLUMNS = [
+  'id',
+  'note_id',
+  'content_type',
+  'size_bytes',
+  'duration_seconds',
+  'storage_key',
+  'created_at',
+] as const;
+
+export type RecordingRow = Pick<RecordingsTable, (typeof COLUMNS)[number]>;
+
+function inSpace(db: Db, space: Space) {
+  return db
+    .selectFrom('recordings')
+    .where('account_id', '=', space.accountId)
+    .where('mode', '=', space.mode)
+    .where('note_id', 'is not', null);
+}
+
+export const recordingsRepo = {
+  insert: (db: Db, row: RecordingsTable) => db.insertInto('recordings').values(row).execute(),
+
+  find: (db: Db, space: Space, id: string): Promise<RecordingRow | undefined> =>
+    inSpace(db, space).select(COLUMNS).where('id', '=', id).executeTakeFirst(),
+
+  async list(
+    db: Db,
+    space: Space,
+    filters: { from?: string; to?: string },
+    page: { limit: number; offset: number },
+  ): Promise<{ rows: RecordingRow[]; total: number }> {
+    let base = inSpace(db, space);
+    if (filters.from) base = base.where('created_at', '>=', filters.from);
+    if (filters.to) base = base.where('created_at', '<', filters.to);
+    const [rows, total] = await Promise.all([
+      base
+        .select(COLUMNS)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(total.n) };
+  },
+
+  /** The recording that holds exactly these bytes in this space, if any (imports skip what they have seen). */
+  findByContent: (db: Db, space: Space, sha256: string) =>
+    inSpace(db, space).select(['id', 'note_id']).where('content_sha256', '=', sha256).executeTakeFirst(),
+};

@@ -1,0 +1,250 @@
+import { Readable } from 'node:stream';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv, Deps } from '../../http/context.ts';
+import { idempotent } from '../../http/idempotency.ts';
+import { jsonBody, requireScope } from '../../http/middleware.ts';
+import {
+  commonErrors,
+  ErrorBody,
+  IdempotencyHeaders,
+  idempotencyErrors,
+  notFoundError,
+} from '../../http/schemas.ts';
+import { validationHook, zodIssueToError } from '../../http/validation.ts';
+import { AppError } from '../../lib/errors.ts';
+import { CreateNoteBody } from '../notes/notes.schema.ts';
+import { createAudioStorage } from '../storage/audio-storage.ts';
+import { removeTempFile } from '../storage/temp-files.ts';
+import { isMultipart, type MultipartUpload, receiveMultipart } from './multipart-upload.ts';
+import {
+  ListRecordingsQuery,
+  Recording,
+  RecordingAccepted,
+  RecordingIdParam,
+  RecordingList,
+  RecordingUpload,
+} from './recordings.schema.ts';
+import {
+  createRecordingFromAudio,
+  createRecordingFromTranscript,
+  getRecording,
+  listRecordings,
+  parseUploadFields,
+  readRecordingAudio,
+} from './recordings.service.ts';
+
+const json = <T>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const error = (description: string) => json(ErrorBody, description);
+
+const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
+
+/** Streamed multipart uploads of requests in flight, by request context. */
+const uploads = new WeakMap<Context, MultipartUpload>();
+
+/**
+ * The body of POST /v1/recordings: `multipart/form-data` is streamed to a temp file under DATA_DIR (413 past
+ * MAX_UPLOAD_BYTES, temp file removed whatever happens next), JSON is read like POST /v1/notes, anything else
+ * is a 415 naming both.
+ */
+function ingestBody(deps: Deps, transcriptBodyLimit: number): MiddlewareHandler<AppEnv> {
+  const readJson = jsonBody(() => transcriptBodyLimit, deps);
+  return async (c, next) => {
+    const type = c.req.header('content-type');
+    if (isMultipart(type)) {
+      const upload = await receiveMultipart(c.req.raw, {
+        dataDir: deps.config.dataDir,
+        maxFileBytes: deps.config.maxUploadBytes,
+      });
+      uploads.set(c, upload);
+      try {
+        await next();
+      } finally {
+        // Moved into storage on success (then this is a no-op); otherwise it must not linger.
+        if (upload.file) await removeTempFile(upload.file.path);
+      }
+      return;
+    }
+    if (type === undefined || JSON_TYPE.test(type)) return readJson(c, next);
+    throw new AppError(
+      'unsupported_media_type',
+      `Content-Type must be multipart/form-data (an audio upload in the field 'file') or application/json (a transcript), not '${type}'.`,
+    );
+  };
+}
+
+/** What identifies a repeated upload for Idempotency-Key: the form fields and the file's hash, not its bytes. */
+async function fingerprintBody(c: Context<AppEnv>): Promise<unknown> {
+  const upload = uploads.get(c);
+  if (!upload) return c.req.json().catch(() => null);
+  return {
+    fields: upload.fields,
+    file: upload.file
+      ? { sha256: upload.file.sha256, size: upload.file.size, filename: upload.file.filename ?? null }
+      : null,
+  };
+}
+
+/** /v1/recordings: ingest (audio upload or transcript), list, get, download the audio. */
+export function recordingsRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const storage = createAudioStorage(deps.config);
+  const transcriptBodyLimit = Math.max(deps.config.maxBodyBytes, deps.config.maxTranscriptBytes * 2 + 65_536);
+
+  // Documented here, served by app.post below: the multipart body is streamed, so no validator may buffer it.
+  app.openAPIRegistry.registerPath(
+    createRoute({
+      method: 'post',
+      path: '/',
+      tags: ['Recordings'],
+      summary: 'Upload a recording (ext)',
+      description:
+        'Either `multipart/form-data` with the audio in `file` (wav, mp3, m4a, ogg/opus, webm, flac; streamed to ' +
+        'disk, up to MAX_UPLOAD_BYTES, 500 MB by default) and optional `title`, `created_at`, `tags`; or JSON with ' +
+        'a transcript, as for `POST /v1/notes`. Creates the recording and its note (status `processing`) and ' +
+        'answers 202; `recording.ready` and `note.created` are emitted at once, `action_item.created` and ' +
+        '`note.processed` when processing completes. Audio is transcribed by the configured provider first; ' +
+        'without one the note ends `failed` with the reason. Honors `Idempotency-Key` (for uploads the file ' +
+        'is compared by its SHA-256). Scope: `notes:write`.',
+      request: {
+        headers: IdempotencyHeaders,
+        body: {
+          required: true,
+          content: {
+            'multipart/form-data': { schema: RecordingUpload },
+            'application/json': { schema: CreateNoteBody },
+          },
+        },
+      },
+      responses: {
+        202: json(RecordingAccepted, 'Accepted: the recording is stored and its note is being processed.'),
+        ...commonErrors,
+        400: error(
+          'Invalid input: a bad field, no `file`, a corrupt audio file, malformed multipart or JSON, an unknown field.',
+        ),
+        413: error('The file is larger than MAX_UPLOAD_BYTES, or the transcript larger than allowed.'),
+        415: error('Not multipart/form-data or JSON, or the file is not audio of a supported format.'),
+        ...idempotencyErrors,
+      },
+    }),
+  );
+  app.post(
+    '/',
+    requireScope('notes:write'),
+    ingestBody(deps, transcriptBodyLimit),
+    idempotent(deps.db, { bodyOf: fingerprintBody }),
+    async (c) => {
+      const actor = c.get('actor');
+      const upload = uploads.get(c);
+      let accepted: Awaited<ReturnType<typeof createRecordingFromTranscript>>;
+      if (upload) {
+        const fields = parseUploadFields(upload.fields);
+        if (!upload.file) {
+          throw new AppError('parameter_missing', "Missing required parameter 'file': the audio to upload.", {
+            param: 'file',
+          });
+        }
+        accepted = await createRecordingFromAudio(deps.db, storage, actor, upload.file, fields, {
+          jobMaxAttempts: deps.config.worker.maxAttempts,
+        });
+      } else {
+        const body: unknown = await c.req.json();
+        const parsed = CreateNoteBody.safeParse(body);
+        if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: body });
+        accepted = await createRecordingFromTranscript(deps.db, actor, parsed.data, {
+          maxTranscriptBytes: deps.config.maxTranscriptBytes,
+          jobMaxAttempts: deps.config.worker.maxAttempts,
+        });
+      }
+      // The job is committed: let an in-process worker start on it now rather than at its next poll.
+      deps.wakeWorker();
+      return c.json(accepted, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: ['Recordings'],
+      summary: 'List recordings (ext)',
+      description:
+        'Newest first (`created_at` desc, then `id` desc); `from`/`to` as for notes. Scope: `recordings:read`.',
+      middleware: [requireScope('recordings:read')] as const,
+      request: { query: ListRecordingsQuery },
+      responses: { 200: json(RecordingList, 'A page of recordings.'), ...commonErrors },
+    }),
+    async (c) => c.json(await listRecordings(deps.db, c.get('actor'), c.req.valid('query')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}',
+      tags: ['Recordings'],
+      summary: 'Get a recording (ext)',
+      description: 'Type, size and duration of a recording, and its note. Scope: `recordings:read`.',
+      middleware: [requireScope('recordings:read')] as const,
+      request: { params: RecordingIdParam },
+      responses: { 200: json(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
+    }),
+    async (c) => c.json(await getRecording(deps.db, c.get('actor'), c.req.valid('param').id), 200),
+  );
+
+  const audioContent = {
+    'audio/*': { schema: z.string().openapi({ type: 'string', format: 'binary' } as never) },
+  };
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/audio',
+      tags: ['Recordings'],
+      summary: 'Download the audio of a recording (ext)',
+      description:
+        'Streams the stored file with its content type. Supports a single `Range: bytes=…` (206 with ' +
+        '`Content-Range`; 416 when it starts past the end; several ranges get the whole file) and `If-Range` ' +
+        'with the `ETag`. A recording made from a transcript has no audio (404). Scope: `recordings:read`.',
+      middleware: [requireScope('recordings:read')] as const,
+      request: { params: RecordingIdParam },
+      responses: {
+        200: { description: 'The whole audio file.', content: audioContent },
+        206: { description: 'The requested byte range.', content: audioContent },
+        ...commonErrors,
+        ...notFoundError,
+        416: error('The range starts past the end of the file (`Content-Range: bytes */<size>`).'),
+      },
+    }),
+    async (c) => {
+      const audio = await readRecordingAudio(deps.db, storage, c.get('actor'), c.req.valid('param').id, {
+        range: c.req.header('range'),
+        ifRange: c.req.header('if-range'),
+      });
+      if (audio.kind === 'unsatisfiable') {
+        throw new AppError(
+          'range_not_satisfiable',
+          `The requested range is not satisfiable: the file has ${audio.size} bytes.`,
+          { param: 'Range', headers: { 'Content-Range': `bytes */${audio.size}`, 'Accept-Ranges': 'bytes' } },
+        );
+      }
+      const headers: Record<string, string> = {
+        'Content-Type': audio.contentType,
+        'Content-Length': String(audio.length),
+        'Accept-Ranges': 'bytes',
+        ETag: audio.etag,
+        'Cache-Control': 'private, no-cache',
+        'Content-Disposition': `inline; filename="${audio.filename}"`,
+      };
+      if (audio.range)
+        headers['Content-Range'] = `bytes ${audio.range.start}-${audio.range.end}/${audio.size}`;
+      // HEAD: the headers only, and no file opened.
+      if (c.req.method === 'HEAD') return c.body(null, audio.status, headers);
+      const stream = Readable.toWeb(await audio.open()) as unknown as ReadableStream<Uint8Array>;
+      return c.body(stream, audio.status, headers);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,386 @@
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { Db, NotesTable, RecordingsTable } from '../../db/schema.ts';
+import { zodIssueToError } from '../../http/validation.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
+import { isId, newId } from '../../lib/ids.ts';
+import { nowIso, parseDateTime } from '../../lib/time.ts';
+import type { Actor } from '../api-keys/scopes.ts';
+import { recordEvent } from '../events/events.ts';
+import { notesRepo, type Space } from '../notes/notes.repo.ts';
+import { type CreateNoteInput, Tags, Title } from '../notes/notes.schema.ts';
+import { renderTranscript, toNoteListItem } from '../notes/notes.view.ts';
+import type { TranscriptSegment } from '../processing/parse-transcript.ts';
+import { enqueueProcessing } from '../processing/process-note.job.ts';
+import {
+  insertTranscript,
+  segmentsOfInput,
+  sha256Hex,
+  transcriptBytes,
+  transcriptContentType,
+} from '../processing/store-transcript.ts';
+import { type AudioStorage, audioKey } from '../storage/audio-storage.ts';
+import { parseRange } from './byte-range.ts';
+import type { UploadedFile } from './multipart-upload.ts';
+import { probeAudio } from './probe-audio.ts';
+import { recordingsRepo } from './recordings.repo.ts';
+import type { ListRecordingsInput } from './recordings.schema.ts';
+import { toRecording } from './recordings.view.ts';
+
+const space = (actor: Actor): Space => ({ accountId: actor.accountId, mode: actor.mode });
+
+/** What POST /v1/recordings answers: the ids to follow and the note's state. */
+export interface RecordingAccepted {
+  recording_id: string;
+  note_id: string;
+  status: 'processing';
+}
+
+export interface IngestLimits {
+  maxTranscriptBytes: number;
+  jobMaxAttempts: number;
+}
+
+/** The optional fields of an audio upload. */
+export interface AudioFields {
+  title?: string;
+  created_at?: string;
+  tags?: string[];
+}
+
+const UploadFields = z.strictObject({
+  title: Title.optional(),
+  created_at: z
+    .string()
+    .refine((v) => parseDateTime(v) !== null, { message: 'must be an ISO 8601 date-time with a time zone' })
+    .transform((v) => parseDateTime(v)!.toISOString())
+    .optional(),
+  tags: Tags.optional(),
+});
+
+/**
+ * The text fields of a multipart upload, validated like the JSON body: `title`, `created_at` and `tags`
+ * (repeated fields, `tags[]`, or one JSON array). Unknown fields are a 400 `parameter_unknown`, as in JSON.
+ */
+export function parseUploadFields(fields: readonly [string, string][]): AudioFields {
+  const out: Record<string, unknown> = {};
+  const tags: string[] = [];
+  for (const [rawName, value] of fields) {
+    const name = rawName === 'tags[]' ? 'tags' : rawName;
+    if (name === 'tags') {
+      if (value.trim().startsWith('[')) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(value);
+        } catch {
+          throw new AppError('parameter_invalid', "Invalid 'tags': not a valid JSON array of strings.", {
+            param: 'tags',
+          });
+        }
+        if (!Array.isArray(parsed)) {
+          throw new AppError('parameter_invalid', "Invalid 'tags': must be a JSON array of strings.", {
+            param: 'tags',
+          });
+        }
+        tags.push(...(parsed as string[]));
+      } else {
+        tags.push(value);
+      }
+      out.tags = tags;
+      continue;
+    }
+    if (Object.hasOwn(out, name)) {
+      throw new AppError('parameter_invalid', `Field '${name}' was given more than once.`, { param: name });
+    }
+    out[name] = value;
+  }
+  const parsed = UploadFields.safeParse(out);
+  if (!parsed.success) throw zodIssueToError(parsed.error, 'form', { value: out });
+  return parsed.data;
+}
+
+/**
+ * Creates a recording from a transcript (the JSON form of POST /v1/recordings, and text files imported by the
+ * CLI): recording row + note with its segments, `recording.ready` then `note.created`, and the processing job,
+ * in one transaction. The recording has no audio; its content type says which transcript format it was.
+ */
+export async function createRecordingFromTranscript(
+  db: Db,
+  actor: Actor,
+  input: CreateNoteInput,
+  limits: IngestLimits,
+  source: { sha256?: string } = {},
+): Promise<RecordingAccepted> {
+  const segments = segmentsOfInput(input, limits.maxTranscriptBytes);
+  const bytes = transcriptBytes(input);
+  const createdAt = input.created_at ?? nowIso();
+  const recording = recordingRow(actor, {
+    content_type: transcriptContentType(input),
+    size_bytes: bytes.length,
+    duration_seconds:
+      input.duration_seconds ?? Math.ceil(Math.max(0, ...segments.map((s) => s.end_ms)) / 1000),
+    storage_key: null,
+    created_at: createdAt,
+    content_sha256: source.sha256 ?? sha256Hex(bytes),
+  });
+  const note = noteRow(actor, recording, {
+    title: input.title,
+    provisionalTitle: provisionalTitle(segments),
+    tags: input.tags ?? [],
+    transcript: renderTranscript(segments),
+    durationSeconds: recording.duration_seconds ?? 0,
+  });
+  await db.transaction().execute((trx) =>
+    insertIngest(trx, actor, {
+      note,
+      recording,
+      segments,
+      speakerNames: new Map((input.speakers ?? []).map((s) => [s.label, s.name])),
+      jobMaxAttempts: limits.jobMaxAttempts,
+    }),
+  );
+  return { recording_id: recording.id, note_id: note.id, status: 'processing' };
+}
+
+/**
+ * Creates a recording from an uploaded audio file already on disk: checks it is audio of an accepted format
+ * (415 otherwise, 400 when corrupt), measures its duration, moves it into storage, then writes recording and
+ * note (`processing`, transcript to come), `recording.ready`, `note.created` and the processing job in one
+ * transaction. If that transaction fails the stored file is removed again: nothing is half-stored.
+ */
+export async function createRecordingFromAudio(
+  db: Db,
+  storage: AudioStorage,
+  actor: Actor,
+  file: UploadedFile,
+  fields: AudioFields,
+  limits: Pick<IngestLimits, 'jobMaxAttempts'>,
+): Promise<RecordingAccepted> {
+  const audio = await probeAudio(file.path);
+  const id = newId('recording');
+  const key = audioKey(space(actor), id, audio.extension);
+  const createdAt = fields.created_at ?? nowIso();
+  const recording = recordingRow(actor, {
+    id,
+    content_type: audio.contentType,
+    size_bytes: file.size,
+    duration_seconds: audio.durationSeconds ?? null,
+    storage_key: key,
+    created_at: createdAt,
+    content_sha256: file.sha256,
+  });
+  const note = noteRow(actor, recording, {
+    title: fields.title,
+    provisionalTitle: titleFromFile(file.filename) ?? `Recording of ${formatWhen(createdAt)}`,
+    tags: fields.tags ?? [],
+    transcript: '',
+    durationSeconds: audio.durationSeconds ?? 0,
+  });
+  await storage.put(key, file.path);
+  try {
+    await db.transaction().execute((trx) =>
+      insertIngest(trx, actor, {
+        note,
+        recording,
+        segments: [],
+        speakerNames: new Map(),
+        jobMaxAttempts: limits.jobMaxAttempts,
+      }),
+    );
+  } catch (err) {
+    await storage.delete(key).catch(() => {});
+    throw err;
+  }
+  return { recording_id: recording.id, note_id: note.id, status: 'processing' };
+}
+
+/** Lists the caller's recordings, newest first, with the total number of matches. */
+export async function listRecordings(db: Db, actor: Actor, input: ListRecordingsInput) {
+  const { rows, total } = await recordingsRepo.list(
+    db,
+    space(actor),
+    { from: input.from, to: input.to },
+    { limit: input.per_page, offset: (input.page - 1) * input.per_page },
+  );
+  return { data: rows.map(toRecording), meta: { page: input.page, per_page: input.per_page, total } };
+}
+
+async function findRecording(db: Db, actor: Actor, id: string) {
+  const row = isId('recording', id) ? await recordingsRepo.find(db, space(actor), id) : undefined;
+  if (!row) throw notFound('recording', id);
+  return row;
+}
+
+/** One recording; 404 for ids of other accounts or the other mode. */
+export async function getRecording(db: Db, actor: Actor, id: string) {
+  return toRecording(await findRecording(db, actor, id));
+}
+
+/** What GET /v1/recordings/:id/audio sends. */
+export type AudioResponse =
+  | {
+      kind: 'audio';
+      status: 200 | 206;
+      /** Opens the bytes to send (not done for HEAD, so no file is left open). */
+      open: () => Promise<Readable>;
+      contentType: string;
+      /** Bytes in this response. */
+      length: number;
+      size: number;
+      range?: { start: number; end: number };
+      etag: string;
+      filename: string;
+    }
+  | { kind: 'unsatisfiable'; size: number };
+
+/**
+ * The audio of a recording, whole or the byte range asked for (`Range`, honoured unless `If-Range` names
+ * another version). 404 when the recording does not exist or was made from a transcript (it has no audio).
+ */
+export async function readRecordingAudio(
+  db: Db,
+  storage: AudioStorage,
+  actor: Actor,
+  id: string,
+  headers: { range?: string; ifRange?: string },
+): Promise<AudioResponse> {
+  const row = await findRecording(db, actor, id);
+  if (!row.storage_key) {
+    throw new AppError(
+      'resource_not_found',
+      `Recording '${id}' has no audio: it was created from a transcript.`,
+      { param: 'id' },
+    );
+  }
+  const size = await storage.size(row.storage_key);
+  // The row says there is audio: a missing file is our failure (logged as a 500), not the caller's.
+  if (size === undefined) throw new Error(`audio file missing from storage for recording ${row.id}`);
+  // Stored audio never changes, so the recording id and size identify its one version.
+  const etag = `"${row.id}-${size}"`;
+  const honourRange = headers.ifRange === undefined || headers.ifRange.trim() === etag;
+  const wanted = parseRange(honourRange ? headers.range : undefined, size);
+  if (wanted.kind === 'unsatisfiable') return { kind: 'unsatisfiable', size };
+  const range = wanted.kind === 'partial' ? wanted.range : undefined;
+  const extension = /\.[a-z0-9]+$/.exec(row.storage_key)?.[0] ?? '';
+  return {
+    kind: 'audio',
+    status: range ? 206 : 200,
+    open: () => storage.read(row.storage_key!, range),
+    contentType: row.content_type,
+    length: range ? range.end - range.start + 1 : size,
+    size,
+    ...(range ? { range } : {}),
+    etag,
+    filename: `${row.id}${extension}`,
+  };
+}
+
+/** The recording already holding exactly these bytes in the caller's space (imports skip those). */
+export function findRecordingByContent(db: Db, actor: Actor, sha256: string) {
+  return recordingsRepo.findByContent(db, space(actor), sha256);
+}
+
+function recordingRow(
+  actor: Actor,
+  fields: Omit<RecordingsTable, 'id' | 'account_id' | 'mode' | 'note_id'> & { id?: string },
+): RecordingsTable & { note_id: string } {
+  return {
+    ...fields,
+    id: fields.id ?? newId('recording'),
+    account_id: actor.accountId,
+    mode: actor.mode,
+    note_id: newId('note'),
+  };
+}
+
+function noteRow(
+  actor: Actor,
+  recording: RecordingsTable & { note_id: string },
+  fields: {
+    title?: string;
+    provisionalTitle: string;
+    tags: string[];
+    transcript: string;
+    durationSeconds: number;
+  },
+): Omit<NotesTable, 'seq'> {
+  const now = nowIso();
+  return {
+    id: recording.note_id,
+    account_id: actor.accountId,
+    mode: actor.mode,
+    recording_id: recording.id,
+    status: 'processing',
+    failure_reason: null,
+    title: fields.title ?? fields.provisionalTitle,
+    title_locked: fields.title ? 1 : 0,
+    summary: '',
+    transcript: fields.transcript,
+    duration_seconds: fields.durationSeconds,
+    tags: JSON.stringify(fields.tags),
+    created_at: recording.created_at,
+    updated_at: now,
+  };
+}
+
+/** Rows, events (recording.ready, then note.created) and the processing job: call inside one transaction. */
+async function insertIngest(
+  trx: Db,
+  actor: Actor,
+  ingest: {
+    note: Omit<NotesTable, 'seq'>;
+    recording: RecordingsTable;
+    segments: readonly TranscriptSegment[];
+    speakerNames: ReadonlyMap<string, string>;
+    jobMaxAttempts: number;
+  },
+): Promise<void> {
+  const s = space(actor);
+  const { note, recording } = ingest;
+  await notesRepo.insert(trx, note);
+  if (ingest.segments.length) await insertTranscript(trx, s, note.id, ingest.segments, ingest.speakerNames);
+  await notesRepo.replaceTags(trx, s, note.id, JSON.parse(note.tags) as string[]);
+  await recordingsRepo.insert(trx, recording);
+  await recordEvent(trx, s, 'recording.ready', toRecording(recording));
+  await recordEvent(trx, s, 'note.created', toNoteListItem({ ...note, highlight_count: 0 }));
+  await enqueueProcessing(trx, s, note.id, ingest.jobMaxAttempts);
+}
+
+/** A readable title until analysis writes the real one: the first words of the transcript. */
+function provisionalTitle(segments: readonly TranscriptSegment[]): string {
+  const words = segments
+    .map((s) => s.text)
+    .join(' ')
+    .split(/\s+/)
+    .filter(Boolean);
+  const title = words.slice(0, 10).join(' ');
+  return title.length > 80 ? `${title.slice(0, 77).trimEnd()}…` : title || 'Meeting notes';
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: file names may carry control characters
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+
+/** "weekly-sync 2026-11-20.m4a" → "weekly-sync 2026-11-20"; undefined when nothing readable is left. */
+function titleFromFile(filename: string | undefined): string | undefined {
+  if (!filename) return undefined;
+  const stem = (filename.split(/[\\/]/).pop() ?? '')
+    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
+    .replace(CONTROL, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!/\p{L}/u.test(stem)) return undefined;
+  const chars = [...stem];
+  return chars.length > 200 ? `${chars.slice(0, 199).join('').trimEnd()}…` : stem;
+}
+
+/** "20 Nov 2026, 14:00 UTC". */
+function formatWhen(iso: string): string {
+  const d = new Date(iso);
+  const date = d.toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+  return `${date}, ${iso.slice(11, 16)} UTC`;
+}

@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { type AudioStorage, type ByteRange, isAudioKey } from './audio-storage.ts';
+
+/** Audio files under `<dataDir>/audio/<mode>/<account>/<recording>.<ext>`. */
+export function createLocalDirStorage(dataDir: string): AudioStorage {
+  const root = path.join(dataDir, 'audio');
+  const fileOf = (key: string) => {
+    if (!isAudioKey(key)) throw new Error(`refusing storage key ${JSON.stringify(key)}`);
+    return path.join(root, ...key.split('/'));
+  };
+
+  return {
+    async put(key, localPath) {
+      const target = fileOf(key);
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      try {
+        // Temp files live under DATA_DIR too, so this is a rename on one file system: atomic, no copy.
+        await fsp.rename(localPath, target);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+        // DATA_DIR/tmp on another mount: copy beside the target, then rename into place.
+        const partial = `${target}.partial`;
+        await fsp.copyFile(localPath, partial);
+        await fsp.rename(partial, target);
+        await fsp.rm(localPath, { force: true });
+      }
+    },
+
+    async size(key) {
+      try {
+        return (await fsp.stat(fileOf(key))).size;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw err;
+      }
+    },
+
+    async read(key, range?: ByteRange): Promise<Readable> {
+      const file = fileOf(key);
+      // Opened before returning, so a missing file fails here and not in the middle of a response.
+      const handle = await fsp.open(file, 'r');
+      // The stream owns the handle and closes it when done or destroyed (a client that hangs up).
+      return fs.createReadStream(file, {
+        fd: handle,
+        ...(range ? { start: range.start, end: range.end } : {}),
+      });
+    },
+
+    async withLocalFile(key, use) {
+      return use(fileOf(key));
+    },
+
+    async delete(key) {
+      await fsp.rm(fileOf(key), { force: true });
+    },
+  };
+}
