@@ -5,8 +5,9 @@ import { isId, newId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent } from '../events/events.ts';
-import { parseTranscript, type TranscriptSegment } from '../processing/parse-transcript.ts';
+import type { TranscriptSegment } from '../processing/parse-transcript.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
+import { insertTranscript, segmentsOfInput } from '../processing/store-transcript.ts';
 import { type AudioStorage, deleteAudioFiles } from '../storage/audio-storage.ts';
 import { notesRepo, type Space } from './notes.repo.ts';
 import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
@@ -95,8 +96,6 @@ export async function deleteNote(
   return { deleted: true as const };
 }
 
-const INSERT_BATCH = 500;
-
 /**
  * Creates a note from a transcript or segments: stored at once with status `processing`, `note.created`
  * written to the outbox and a processing job queued, all in one transaction.
@@ -107,25 +106,8 @@ export async function createNote(
   input: CreateNoteInput,
   limits: { maxTranscriptBytes: number; jobMaxAttempts: number },
 ) {
-  let segments: TranscriptSegment[];
-  if (input.transcript !== undefined) {
-    if (Buffer.byteLength(input.transcript, 'utf8') > limits.maxTranscriptBytes) {
-      throw new AppError('payload_too_large', `transcript exceeds ${limits.maxTranscriptBytes} bytes.`, {
-        param: 'transcript',
-      });
-    }
-    segments = parseTranscript(input.transcript);
-  } else {
-    segments = input.segments!.map((s) => ({ ...s, text: s.text.trim() }));
-    const bad = segments.findIndex((s) => s.end_ms < s.start_ms);
-    if (bad >= 0) {
-      throw new AppError('parameter_invalid', 'end_ms must not be before start_ms.', {
-        param: `segments.${bad}.end_ms`,
-      });
-    }
-  }
+  const segments = segmentsOfInput(input, limits.maxTranscriptBytes);
   const names = new Map((input.speakers ?? []).map((s) => [s.label, s.name]));
-  const labels = [...new Set(segments.map((s) => s.speaker))];
   const now = nowIso();
   const tags = input.tags ?? [];
   const note: Omit<NotesTable, 'seq'> = {
@@ -148,38 +130,7 @@ export async function createNote(
   const s = space(actor);
   await db.transaction().execute(async (trx) => {
     await notesRepo.insert(trx, note);
-    for (let i = 0; i < segments.length; i += INSERT_BATCH) {
-      await trx
-        .insertInto('segments')
-        .values(
-          segments.slice(i, i + INSERT_BATCH).map((seg, j) => ({
-            note_id: note.id,
-            account_id: s.accountId,
-            mode: s.mode,
-            position: i + j,
-            speaker: seg.speaker,
-            start_ms: seg.start_ms,
-            end_ms: seg.end_ms,
-            text: seg.text,
-          })),
-        )
-        .execute();
-    }
-    if (labels.length) {
-      await trx
-        .insertInto('speakers')
-        .values(
-          labels.map((label, position) => ({
-            note_id: note.id,
-            account_id: s.accountId,
-            mode: s.mode,
-            position,
-            label,
-            name: names.get(label) ?? label,
-          })),
-        )
-        .execute();
-    }
+    await insertTranscript(trx, s, note.id, segments, names);
     await notesRepo.replaceTags(trx, s, note.id, tags);
     await recordEvent(trx, s, 'note.created', toNoteListItem({ ...note, highlight_count: 0 }));
     await enqueueProcessing(trx, s, note.id, limits.jobMaxAttempts);
