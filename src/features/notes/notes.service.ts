@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, Dialect, NotesTable } from '../../db/schema.ts';
-import { AppError, notFound } from '../../lib/errors.ts';
+import { notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
