@@ -1,8 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'kysely';
 import { actionItemsRoutes } from './features/action-items/action-items.routes.ts';
+import { mcpRoutes } from './features/mcp/mcp.routes.ts';
 import { notesRoutes } from './features/notes/notes.routes.ts';
+import { recordingsRoutes } from './features/recordings/recordings.routes.ts';
+import { searchRoutes } from './features/search/search.routes.ts';
 import { ensureSeeded } from './features/test-mode/seed.service.ts';
+import { webhooksRoutes } from './features/webhooks/webhooks.routes.ts';
 import type { AppEnv, Deps } from './http/context.ts';
 import { errorResponse, toAppError } from './http/errors.ts';
 import { authenticate, requestContext } from './http/middleware.ts';
@@ -57,8 +61,13 @@ export function buildApp(deps: Deps) {
     await next();
   });
   v1.route('/notes', notesRoutes(deps));
+  v1.route('/recordings', recordingsRoutes(deps));
   v1.route('/action-items', actionItemsRoutes(deps));
+  v1.route('/search', searchRoutes(deps));
+  v1.route('/webhooks', webhooksRoutes(deps));
   app.route('/v1', v1);
+  // MCP authenticates itself with the same keys (its Origin check comes first), so it is outside /v1.
+  app.route('/mcp', mcpRoutes(deps));
 
   app.notFound(routeNotFound(app));
   return app;

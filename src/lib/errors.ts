@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   api_key_expired: { status: 401, type: 'authentication_error' },
   /** The key lacks the scope the operation needs; the message names it. */
   insufficient_scope: { status: 403, type: 'permission_error' },
+  /** A browser Origin that is not configured in MCP_ALLOWED_ORIGINS. */
+  origin_not_allowed: { status: 403, type: 'permission_error' },
   /** No such object in the caller's account and mode (never says whether it exists elsewhere). */
   resource_not_found: { status: 404, type: 'not_found_error' },
   /** No such route. */

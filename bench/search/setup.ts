@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/connect.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import type { Database, Db, Dialect } from '../../src/db/schema.ts';
+import type { Deps } from '../../src/deps.ts';
+import { createAccount } from '../../src/features/accounts/accounts.service.ts';
+import type { Actor } from '../../src/features/api-keys/scopes.ts';
+import { SCOPES } from '../../src/features/api-keys/scopes.ts';
+import { loadVectorExtension } from '../../src/features/search/sqlite-vec.ts';
+import { randomBase62 } from '../../src/lib/ids.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+
+export interface BenchDatabase {
+  db: Db;
+  dialect: Dialect;
+  /** What the SQLite connection has: sqlite-vec loaded or not. */
+  vectorExtension: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database for a benchmark: a temporary SQLite file with sqlite-vec loaded (as the server
+ * loads it), or a new PostgreSQL database on BENCH_DATABASE_URL / TEST_DATABASE_URL, dropped afterwards.
+ */
+export async function openBenchDatabase(dialect: Dialect): Promise<BenchDatabase> {
+  if (dialect === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-bench-'));
+    const sqlite = new SQLite(path.join(dir, 'bench.sqlite'));
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('synchronous = NORMAL');
+    const loaded = loadVectorExtension(sqlite);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    await migrate(db, 'sqlite');
+    return {
+      db,
+      dialect,
+      vectorExtension: loaded.loaded ? 'sqlite-vec' : `none (${loaded.reason})`,
+      close: async () => {
+        await db.destroy();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const adminUrl =
+    process.env.BENCH_DATABASE_URL ??
+    process.env.TEST_DATABASE_URL ??
+    'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `minutes_bench_${randomBase62(8).toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const handle = openDatabase({ dialect: 'postgres', url: url.toString() }, { poolSize: 4 });
+  await migrate(handle.db, 'postgres');
+  return {
+    db: handle.db,
+    dialect,
+    vectorExtension: 'n/a',
+    close: async () => {
+      await handle.close();
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** Deps as main.ts builds them (worker off, logs silent unless BENCH_LOG_LEVEL is set). */
+export function benchDeps(database: BenchDatabase, env: Record<string, string> = {}): Deps {
+  const config = loadConfig({ WORKER: 'false', RATE_LIMIT_PER_MINUTE: '0', ...env });
+  return {
+    db: database.db,
+    dialect: database.dialect,
+    config,
+    logger: createLogger((process.env.BENCH_LOG_LEVEL as 'info' | undefined) ?? 'silent'),
+    wakeWorker: () => {},
+  };
+}
+
+/** An account and a live actor with every scope. */
+export async function benchActor(db: Db): Promise<Actor> {
+  const account = await createAccount(db, { email: `bench-${randomBase62(8).toLowerCase()}@example.com` });
+  return { accountId: account.id, mode: 'live', scopes: new Set(SCOPES), keyId: 'key_bench' };
+}
+
+/** p-th percentile (0..100) of a list of numbers. */
+export function percentile(values: readonly number[], p: number): number {
+  if (!values.length) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}

@@ -1,0 +1,24 @@
+import { listActionItemsTool, updateActionItemTool } from './tools/action-items.tools.ts';
+import {
+  getNoteTool,
+  getTranscriptTool,
+  listHighlightsTool,
+  listNotesTool,
+  updateNoteTool,
+} from './tools/notes.tools.ts';
+import { searchNotesTool } from './tools/search.tools.ts';
+import type { ToolDefinition } from './tools/tool.ts';
+import { listWebhooksTool } from './tools/webhooks.tools.ts';
+
+/** Every tool /mcp offers, in the order `tools/list` shows them. */
+export const MCP_TOOLS: readonly ToolDefinition[] = [
+  searchNotesTool,
+  listNotesTool,
+  getNoteTool,
+  getTranscriptTool,
+  updateNoteTool,
+  listHighlightsTool,
+  listActionItemsTool,
+  updateActionItemTool,
+  listWebhooksTool,
+];

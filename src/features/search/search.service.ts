@@ -1,0 +1,326 @@
+import type { Deps } from '../../deps.ts';
+import type { Actor } from '../api-keys/scopes.ts';
+import { dot, isZero } from './embedders/embedder.ts';
+import { ensureSpaceIndexed } from './index-note.ts';
+import { type AnalyzedQuery, analyzeQuery } from './query.ts';
+import { DEFAULT_RANK_PARAMS, type NoteEvidence, type RankParams, rankNotes } from './rank.ts';
+import { type ChunkRow, type SearchFilters, type Space, searchRepo } from './search.repo.ts';
+import { bytesToVector } from './search.tables.ts';
+import { getSearchEngine } from './search-engine.ts';
+import { buildSnippet } from './snippet.ts';
+import { stem, words } from './text/tokens.ts';
+
+export interface SearchInput extends SearchFilters {
+  query: string;
+  limit: number;
+  min_relevance: number;
+}
+
+export interface SearchResult {
+  note_id: string;
+  title: string;
+  snippet: string;
+  relevance: number;
+  created_at: string;
+  matched_at_ms?: number;
+}
+
+/** Keyword chunks and nearest notes considered per query. */
+const KEYWORD_CANDIDATES = 300;
+const VECTOR_NOTES = 25;
+/** With a date or tag filter the vector index is asked for more, as the filter applies afterwards. */
+const FILTERED_VECTOR_NOTES = 400;
+/** Document frequencies are counted exactly up to this; beyond, estimated (search.repo.ts). */
+const DF_EXACT_LIMIT = 300;
+/** Note occurrences of the terms that retrieve keyword candidates (see retrievalTerms). */
+const RETRIEVAL_BUDGET = 2_000;
+/** Notes whose best chunks are read for coverage and snippets. */
+const NOTES_EXAMINED = 30;
+const CHUNKS_EXAMINED_PER_NOTE = 2;
+/** A term in at most this share of the space's notes (and at most in one note of a small space) is rare. */
+const RARE_SHARE = 0.02;
+/** Total term weight (IDF) a query needs for full coverage: about that of one word in a third of the notes. */
+const MIN_QUERY_WEIGHT = 1;
+
+/**
+ * Hybrid search over the caller's notes: keyword (FTS5 / tsvector) and vector (sqlite-vec / pgvector)
+ * candidates, one result per note, ranked by fused score, with a calibrated relevance; results below
+ * `min_relevance` are left out. Never fails on odd input: a query without usable words returns no results.
+ */
+export async function searchNotes(
+  deps: Deps,
+  actor: Actor,
+  input: SearchInput,
+): Promise<{ results: SearchResult[] }> {
+  const space: Space = { accountId: actor.accountId, mode: actor.mode };
+  const gathered = await gatherEvidence(deps, space, input);
+  const ranked = rankNotes(gathered.evidence, gathered.spaceSize);
+  const results: SearchResult[] = [];
+  for (const r of ranked) {
+    if (r.relevance < input.min_relevance) continue;
+    const note = gathered.notes.get(r.noteId)!;
+    const snippet = gathered.snippetOf(r.noteId);
+    results.push({
+      note_id: r.noteId,
+      title: note.title,
+      snippet: snippet.text,
+      relevance: Math.round(Math.min(1, Math.max(0, r.relevance)) * 10_000) / 10_000,
+      created_at: note.created_at,
+      ...(snippet.matchedAtMs !== undefined ? { matched_at_ms: snippet.matchedAtMs } : {}),
+    });
+    if (results.length >= input.limit) break;
+  }
+  return { results };
+}
+
+export interface GatheredEvidence {
+  query: AnalyzedQuery;
+  evidence: NoteEvidence[];
+  spaceSize: number;
+  notes: Map<string, { id: string; title: string; created_at: string }>;
+  /** The best excerpt of a candidate note. */
+  snippetOf(noteId: string): ReturnType<typeof buildSnippet>;
+  /** Whether vector search took part. */
+  usedVectors: boolean;
+}
+
+/**
+ * Asks both indexes and turns their answers into per-note evidence (what rankNotes scores). Exported for the
+ * quality benchmark, which ranks the same evidence with different parameters.
+ */
+export async function gatherEvidence(
+  deps: Deps,
+  space: Space,
+  input: SearchInput,
+): Promise<GatheredEvidence> {
+  const engine = await getSearchEngine(deps);
+  await engine.refresh();
+  await ensureSpaceIndexed(deps, space);
+  const query = analyzeQuery(input.query);
+  const filters: SearchFilters = { from: input.from, to: input.to, tag: input.tag };
+  const filtered = Boolean(filters.from || filters.to || filters.tag);
+  const spaceSize = await countNotesCached(deps, space);
+
+  // Rarity of the query's terms in this space: which terms retrieve, coverage weights, the rare-term rule.
+  const rareLimit = Math.max(1, Math.floor(RARE_SHARE * spaceSize));
+  const df = query.terms.length
+    ? await searchRepo.documentFrequencies(
+        deps.db,
+        deps.dialect,
+        space,
+        query.terms.map((term, i) => ({ term, stem: query.stems[i]! })),
+        Math.max(rareLimit + 1, Math.min(DF_EXACT_LIMIT, Math.ceil(0.2 * spaceSize))),
+        spaceSize,
+      )
+    : new Map<string, number>();
+  const weights = new Map<string, number>();
+  query.terms.forEach((term, i) => {
+    const d = df.get(term) ?? 0;
+    const idf = Math.log(1 + (spaceSize - d + 0.5) / (d + 0.5));
+    const s = query.stems[i]!;
+    weights.set(s, Math.max(weights.get(s) ?? 0, idf * query.weight[i]!));
+  });
+  const totalWeight = [...weights.values()].reduce((a, b) => a + b, 0);
+  const rareTerms = query.terms.filter((t, i) => query.content[i] && (df.get(t) ?? 0) <= rareLimit);
+
+  const vectorNotes = (async () => {
+    const embedder = engine.embedder;
+    if (!engine.vectorsReady || !embedder || !query.raw.trim()) return { vector: undefined, hits: [] };
+    const [vector] = await embedder.embed([input.query], 'query');
+    if (!vector || isZero(vector)) return { vector: undefined, hits: [] };
+    const hits = await engine.store.search(
+      deps.db,
+      embedder.dims,
+      space,
+      vector,
+      filtered ? FILTERED_VECTOR_NOTES : VECTOR_NOTES,
+      { embedderId: embedder.id, filters },
+    );
+    return { vector, hits };
+  })();
+  const retrieval = retrievalTerms(query, df, spaceSize);
+  const [keywordHits, vectorResult] = await Promise.all([
+    searchRepo.keywordChunks(deps.db, deps.dialect, space, retrieval.terms, filters, KEYWORD_CANDIDATES, {
+      all: retrieval.all,
+    }),
+    vectorNotes,
+  ]);
+
+  // Per note: keyword chunk scores (best first) and the best chunk by meaning.
+  const byNote = new Map<
+    string,
+    { keyword: { id: number; score: number }[]; vector?: { id: number; sim: number } }
+  >();
+  const entry = (noteId: string) => {
+    let e = byNote.get(noteId);
+    if (!e) {
+      e = { keyword: [] };
+      byNote.set(noteId, e);
+    }
+    return e;
+  };
+  for (const hit of keywordHits) entry(hit.note_id).keyword.push({ id: hit.id, score: hit.score });
+  for (const hit of vectorResult.hits) entry(hit.noteId);
+  const notes = new Map(
+    (await searchRepo.notesForResults(deps.db, space, [...byNote.keys()], filters)).map((n) => [n.id, n]),
+  );
+  for (const id of [...byNote.keys()]) if (!notes.has(id)) byNote.delete(id);
+
+  // The notes worth a closer look: the best by keywords and the nearest by meaning.
+  const keywordLead = [...byNote.entries()]
+    .filter(([, e]) => e.keyword.length)
+    .map(([id, e]) => ({ id, s: e.keyword.slice(0, 3).reduce((a, k) => a + k.score, 0) }))
+    .sort((a, b) => b.s - a.s)
+    .slice(0, NOTES_EXAMINED)
+    .map((x) => x.id);
+  const examined = [
+    ...new Set([...keywordLead, ...vectorResult.hits.map((h) => h.noteId).filter((id) => byNote.has(id))]),
+  ];
+
+  // Second stage of vector search: every chunk of the examined notes against the query.
+  if (vectorResult.vector && engine.embedder) {
+    const q = vectorResult.vector;
+    for (const c of await searchRepo.chunkEmbeddings(deps.db, space, examined, engine.embedder.id)) {
+      const sim = dot(q, bytesToVector(c.embedding));
+      const e = byNote.get(c.note_id);
+      if (e && (!e.vector || sim > e.vector.sim)) e.vector = { id: c.id, sim };
+    }
+  }
+
+  const rareHolders = await notesHoldingAll(deps, space, rareTerms, examined);
+  const toRead = examined.flatMap((id) => {
+    const e = byNote.get(id)!;
+    return [
+      ...e.keyword.slice(0, CHUNKS_EXAMINED_PER_NOTE).map((k) => k.id),
+      ...(e.vector ? [e.vector.id] : []),
+    ];
+  });
+  const chunkById = new Map<number, ChunkRow>(
+    (await searchRepo.chunksByIds(deps.db, space, [...new Set(toRead)])).map((c) => [c.id, c]),
+  );
+  const stemCache = new Map<string, string>();
+  const coverageOf = (chunk: ChunkRow | undefined) => {
+    if (!chunk || totalWeight <= 0) return 0;
+    const present = new Set<string>();
+    for (const w of words(chunk.text)) {
+      let s = stemCache.get(w);
+      if (s === undefined) {
+        s = stem(w);
+        stemCache.set(w, s);
+      }
+      if (weights.has(s)) present.add(s);
+    }
+    let got = 0;
+    for (const s of present) got += weights.get(s)!;
+    // A query of only very common words (low weights) is not "covered" by a chunk that has them.
+    return got / Math.max(totalWeight, MIN_QUERY_WEIGHT);
+  };
+
+  const bestChunk = new Map<string, { chunk: ChunkRow; coverage: number }>();
+  const evidence: NoteEvidence[] = [];
+  for (const [noteId, e] of byNote) {
+    let best: { chunk: ChunkRow; coverage: number } | undefined;
+    for (const k of e.keyword.slice(0, CHUNKS_EXAMINED_PER_NOTE)) {
+      const chunk = chunkById.get(k.id);
+      if (!chunk) continue;
+      const c = coverageOf(chunk);
+      // Equal coverage: a transcript passage (with its time) makes the better snippet.
+      const better =
+        !best ||
+        c > best.coverage + 1e-9 ||
+        (c > best.coverage - 1e-9 && snippetRank(chunk) > snippetRank(best.chunk));
+      if (better) best = { chunk, coverage: c };
+    }
+    const vectorChunk = e.vector ? chunkById.get(e.vector.id) : undefined;
+    if (!best && vectorChunk) best = { chunk: vectorChunk, coverage: 0 };
+    if (best) bestChunk.set(noteId, best);
+    evidence.push({
+      noteId,
+      keyword: e.keyword.map((k) => k.score),
+      ...(e.vector ? { vector: e.vector.sim } : {}),
+      coverage: best?.coverage ?? 0,
+      rareTermsPresent: rareTerms.length > 0 && rareHolders.has(noteId),
+    });
+  }
+
+  return {
+    query,
+    evidence,
+    spaceSize,
+    notes,
+    usedVectors: vectorResult.hits.length > 0,
+    snippetOf: (noteId: string) => {
+      const best = bestChunk.get(noteId);
+      if (!best) return { text: notes.get(noteId)?.title ?? '', matchedTerms: 0 };
+      return buildSnippet(
+        {
+          text: best.chunk.text,
+          startMs: best.chunk.start_ms,
+          lineStarts: best.chunk.line_starts ? (JSON.parse(best.chunk.line_starts) as number[]) : null,
+        },
+        weights,
+      );
+    },
+  };
+}
+
+/** Notes per space, remembered for a few seconds: it only scales statistics, so a brief lag is harmless. */
+const spaceSizes = new WeakMap<Deps, Map<string, { n: number; at: number }>>();
+const SPACE_SIZE_TTL_MS = 5_000;
+
+async function countNotesCached(deps: Deps, space: Space): Promise<number> {
+  let cache = spaceSizes.get(deps);
+  if (!cache) {
+    cache = new Map();
+    spaceSizes.set(deps, cache);
+  }
+  const key = `${space.accountId}:${space.mode}`;
+  const hit = cache.get(key);
+  if (hit && Date.now() - hit.at < SPACE_SIZE_TTL_MS) return hit.n;
+  const n = await searchRepo.countNotes(deps.db, space);
+  cache.set(key, { n, at: Date.now() });
+  return n;
+}
+
+/** Which kind of chunk makes the better snippet when two cover the query equally. */
+function snippetRank(chunk: ChunkRow): number {
+  return chunk.kind === 'transcript' ? 2 : chunk.kind === 'highlight' ? 1 : 0;
+}
+
+/**
+ * The terms that retrieve keyword candidates: all of them while their matches stay few, else the rarest ones
+ * within a budget of note occurrences (a frequent word's matches would be scanned and scored for little: it
+ * still counts in coverage and snippets). At least the two rarest terms that occur at all; when even those
+ * exceed the budget, chunks must hold both (AND), which keeps a query of common words fast and precise.
+ */
+function retrievalTerms(
+  query: AnalyzedQuery,
+  df: ReadonlyMap<string, number>,
+  spaceSize: number,
+): { terms: string[]; all: boolean } {
+  const present = query.terms.filter((t) => (df.get(t) ?? 0) > 0);
+  const budget = Math.max(RETRIEVAL_BUDGET, 0.25 * spaceSize);
+  const byRarity = [...present].sort((a, b) => df.get(a)! - df.get(b)!);
+  const chosen: string[] = [];
+  let used = 0;
+  for (const term of byRarity) {
+    const d = df.get(term)!;
+    if (chosen.length >= 2 && used + d > budget) break;
+    chosen.push(term);
+    used += d;
+  }
+  return { terms: chosen, all: chosen.length > 1 && used > budget };
+}
+
+/** The candidate notes that contain every one of `terms` (stemmed, anywhere in title, summary, transcript). */
+async function notesHoldingAll(deps: Deps, space: Space, terms: string[], candidates: string[]) {
+  let holders = new Set(candidates);
+  for (const term of terms) {
+    if (!holders.size) break;
+    const found = await searchRepo.notesWithTerm(deps.db, deps.dialect, space, term, [...holders]);
+    holders = new Set(found);
+  }
+  return terms.length ? holders : new Set<string>();
+}
+
+export { DEFAULT_RANK_PARAMS, type RankParams };

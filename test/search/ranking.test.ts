@@ -1,0 +1,206 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { chunkNote, splitLongText } from '../../src/features/search/chunk-note.ts';
+import { analyzeQuery } from '../../src/features/search/query.ts';
+import { DEFAULT_RANK_PARAMS, type NoteEvidence, rankNotes } from '../../src/features/search/rank.ts';
+import { buildSnippet } from '../../src/features/search/snippet.ts';
+import { porterStem } from '../../src/features/search/text/porter-stem.ts';
+
+const evidence = (noteId: string, e: Partial<NoteEvidence> = {}): NoteEvidence => ({
+  noteId,
+  keyword: [],
+  coverage: 0,
+  rareTermsPresent: false,
+  ...e,
+});
+
+describe('query analysis', () => {
+  it('keeps content words, drops question phrasing, falls back for odd queries', () => {
+    expect(analyzeQuery('What did Anna say about the kinetic battery?').terms).toEqual([
+      'anna',
+      'kinetic',
+      'battery',
+    ]);
+    expect(analyzeQuery('summarize the discussion').terms).toEqual(['summarize', 'discussion']);
+    expect(analyzeQuery('the and of').terms).toEqual(['the', 'and', 'of']);
+    expect(analyzeQuery('🎉 ?!').terms).toEqual([]);
+    expect(analyzeQuery('Crème brûlée').terms).toEqual(['creme', 'brulee']);
+    expect(analyzeQuery(`${'word '.repeat(300)}x`).terms.length).toBeLessThanOrEqual(24);
+  });
+
+  it('stems like the porter tokenizer of the keyword index', () => {
+    expect(
+      ['budgets', 'exceeded', 'planning', 'generalization', 'relational', 'happy'].map(porterStem),
+    ).toEqual(['budget', 'exceed', 'plan', 'gener', 'relat', 'happi']);
+  });
+});
+
+describe('relevance', () => {
+  it('a note holding all rare terms of the query scores at least 0.5, even when others match more', () => {
+    const ranked = rankNotes(
+      [
+        evidence('a', { keyword: [9, 8, 7], coverage: 0.6 }),
+        evidence('b', { keyword: [2], coverage: 1, rareTermsPresent: true }),
+        evidence('c', { keyword: [8, 8], coverage: 0.5 }),
+      ],
+      50,
+    );
+    expect(ranked.find((r) => r.noteId === 'b')!.relevance).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('a weak match on one common word of the query is not relevant; a clear semantic match is', () => {
+    const ranked = rankNotes(
+      [
+        evidence('picnic', { keyword: [1.2], coverage: 0.2, vector: 0.2 }),
+        evidence('budget', { vector: 0.55 }),
+        evidence('hiring', { vector: 0.15 }),
+        evidence('brewing', { vector: 0.05 }),
+      ],
+      4,
+    );
+    expect(ranked[0]!.noteId).toBe('budget');
+    expect(ranked[0]!.relevance).toBeGreaterThanOrEqual(0.5);
+    expect(ranked.find((r) => r.noteId === 'picnic')!.relevance).toBeLessThan(0.5);
+  });
+
+  it('lists most relevant first, relevance in [0, 1], and no lower-ranked note above a higher one', () => {
+    const ranked = rankNotes(
+      Array.from({ length: 30 }, (_, i) =>
+        evidence(`n${i}`, { keyword: [30 - i, 10], coverage: (i % 7) / 7, vector: 0.3 }),
+      ),
+      30,
+      DEFAULT_RANK_PARAMS,
+    );
+    for (const r of ranked) {
+      expect(r.relevance).toBeGreaterThanOrEqual(0);
+      expect(r.relevance).toBeLessThanOrEqual(1);
+    }
+    for (let i = 1; i < ranked.length; i++)
+      expect(ranked[i - 1]!.relevance).toBeGreaterThanOrEqual(ranked[i]!.relevance);
+    expect(rankNotes([], 0)).toEqual([]);
+  });
+});
+
+describe('snippets', () => {
+  const weights = new Map([
+    [porterStem('kinetic'), 3],
+    [porterStem('battery'), 2],
+  ]);
+  const long = [
+    `Ann: ${'We started with the agenda and the minutes of the last meeting. '.repeat(4)}`,
+    'Ben: The kinetic battery would charge when you shake the remote, so no batteries to replace.',
+    `Cy: ${'Then we moved on to the colours and the shape of the case for a while. '.repeat(4)}`,
+  ].join('\n');
+
+  it('shows the window with the query terms, cut at word boundaries, at most 300 characters', () => {
+    const s = buildSnippet({ text: long, startMs: 1000, lineStarts: [1000, 61_000, 95_000] }, weights);
+    expect(s.text.length).toBeLessThanOrEqual(300);
+    expect(s.text).toContain('kinetic battery');
+    expect(s.text).toMatch(/^(…|Ben:)/);
+    expect(s.matchedTerms).toBe(2);
+    expect(s.matchedAtMs).toBe(61_000);
+    const inner = s.text.replace(/^…/, '').replace(/…$/, '');
+    for (const word of inner.split(/\s+/)) expect(long).toContain(word);
+  });
+
+  it('without a lexical match starts at the beginning', () => {
+    const s = buildSnippet({ text: long, startMs: 1000, lineStarts: [1000, 61_000, 95_000] }, new Map());
+    expect(s.text.startsWith('Ann: We started')).toBe(true);
+    expect(s.text.endsWith('…')).toBe(true);
+    expect(s.matchedAtMs).toBe(1000);
+    expect(buildSnippet({ text: 'Short title', startMs: null, lineStarts: null }, weights)).toEqual({
+      text: 'Short title',
+      matchedTerms: 0,
+    });
+  });
+});
+
+describe('chunking', () => {
+  it('splits long text at sentence ends and never exceeds the word limit', () => {
+    const text = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} has exactly seven words.`).join(
+      ' ',
+    );
+    const pieces = splitLongText(text, 50);
+    expect(pieces.length).toBeGreaterThan(5);
+    for (const p of pieces) expect(p.split(/\s+/).length).toBeLessThanOrEqual(50);
+    expect(pieces.join(' ')).toBe(text);
+  });
+
+  it('drops annotation marks and splits a very long turn with estimated start times', () => {
+    const chunks = chunkNote({
+      title: 'T',
+      summary: '',
+      segments: [
+        {
+          speaker: 'A',
+          start_ms: 0,
+          end_ms: 600_000,
+          text: `{vocalsound} ${'Words go on and on here. '.repeat(100)}`,
+        },
+      ],
+      speakers: [{ label: 'A', name: 'Ann' }],
+      highlights: [{ timestamp_ms: 5000, text: 'Key point' }],
+      actionItems: [{ text: 'Send the deck', assignee: 'Ann' }],
+    });
+    expect(chunks.map((c) => c.kind).slice(0, 3)).toEqual(['title', 'highlight', 'action_item']);
+    expect(chunks[2]!.text).toBe('Send the deck (Ann)');
+    const passages = chunks.filter((c) => c.kind === 'transcript');
+    expect(passages.length).toBeGreaterThan(1);
+    expect(passages.some((p) => p.text.includes('{vocalsound}'))).toBe(false);
+    expect(passages[1]!.startMs).toBeGreaterThan(0);
+    expect(passages[1]!.startMs).toBeLessThan(600_000);
+  });
+});
+
+describe('properties', () => {
+  it('a snippet is at most 300 characters of the chunk’s own words, whatever the text and query', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.string({ maxLength: 30 }),
+            fc.constantFrom('budget', 'Über', '预算', '🎉', '\n', 'Ann:'),
+          ),
+          {
+            maxLength: 120,
+          },
+        ),
+        fc.array(fc.constantFrom('budget', 'uber', '预算', 'ann', 'zzz'), { maxLength: 4 }),
+        (parts, terms) => {
+          const text = parts.join(' ');
+          const weights = new Map(terms.map((t) => [porterStem(t), 1]));
+          const s = buildSnippet({ text, startMs: 0, lineStarts: null }, weights);
+          expect(s.text.length).toBeLessThanOrEqual(300);
+          for (const word of s.text.replace(/…/g, ' ').split(/\s+/).filter(Boolean)) {
+            expect(text.replace(/\s+/g, ' ')).toContain(word);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('relevance is within [0, 1] and never increases down the list', () => {
+    const ev = fc.record({
+      keyword: fc.array(fc.double({ min: 0, max: 50, noNaN: true }), { maxLength: 4 }),
+      vector: fc.option(fc.double({ min: -1, max: 1, noNaN: true }), { nil: undefined }),
+      coverage: fc.double({ min: 0, max: 1, noNaN: true }),
+      rareTermsPresent: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(ev, { maxLength: 40 }), fc.integer({ min: 0, max: 10_000 }), (list, extra) => {
+        const ranked = rankNotes(
+          list.map((e, i) => ({ noteId: `n${i}`, ...e, keyword: [...e.keyword].sort((a, b) => b - a) })),
+          list.length + extra,
+        );
+        expect(ranked).toHaveLength(list.length);
+        for (const [i, r] of ranked.entries()) {
+          expect(r.relevance).toBeGreaterThanOrEqual(0);
+          expect(r.relevance).toBeLessThanOrEqual(1);
+          if (i > 0) expect(ranked[i - 1]!.relevance).toBeGreaterThanOrEqual(r.relevance);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
