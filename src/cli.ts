@@ -4,6 +4,7 @@ import { registerAccountsCommands } from './cli/accounts.command.ts';
 import { UsageError } from './cli/context.ts';
 import { registerImportCommand } from './cli/import.command.ts';
 import { registerKeysCommands } from './cli/keys.command.ts';
+import { registerSearchCommands } from './cli/search.command.ts';
 import { registerServerCommands } from './cli/server.command.ts';
 import { describeError } from './cli/shutdown.ts';
 import { ConfigError } from './config.ts';
@@ -24,6 +25,7 @@ export function buildCli(): Command {
   registerKeysCommands(program);
   registerAccountsCommands(program);
   registerImportCommand(program);
+  registerSearchCommands(program);
   return program;
 }
 

@@ -15,6 +15,7 @@ import type { Db, Dialect } from './db/schema.ts';
 import type { Deps } from './deps.ts';
 import { accountsRepo } from './features/accounts/accounts.repo.ts';
 import { createApiKey } from './features/api-keys/api-keys.service.ts';
+import { prepareSearch } from './features/search/search-engine.ts';
 import { newId } from './lib/ids.ts';
 import { createLogger } from './lib/logger.ts';
 import { nowIso } from './lib/time.ts';
@@ -115,6 +116,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
       logger,
       wakeWorker: () => worker?.wake(),
     };
+    // Picks the vector store, detects an index built by another embedder, and logs what search will do.
+    await prepareSearch(deps);
     const app = buildApp(deps);
     const listening = await listen(app.fetch, config);
     server = listening;

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { loadVectorExtension } from '../features/search/sqlite-vec.ts';
 import type { Database, Db, Dialect } from './schema.ts';
 
 export interface DatabaseHandle {
@@ -33,6 +34,8 @@ export function openDatabase(
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
+  // vec0 tables for vector search; without the extension search falls back to exact cosine (and says so).
+  loadVectorExtension(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

@@ -135,7 +135,11 @@ for (const dialect of DIALECTS) {
       );
       expect(server.transcriptions).toHaveLength(2);
 
-      const job = await h.db.db.selectFrom('jobs').selectAll().executeTakeFirstOrThrow();
+      // The job ends after the note is ready: it indexes the note for search last.
+      const job = await until('the job to be done', async () => {
+        const row = await h.db.db.selectFrom('jobs').selectAll().executeTakeFirstOrThrow();
+        return row.status === 'done' ? row : undefined;
+      });
       expect(job).toMatchObject({ status: 'done', attempts: 2 });
       expect(job.locked_by).toBeNull();
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Tenant, useHarness } from '../helpers/harness.ts';
@@ -102,10 +103,26 @@ for (const dialect of DIALECTS) {
         '\u0007\u001b budget',
         '%_\\',
         'ｆｕｌｌｗｉｄｔｈ ＢＵＤＧＥＴ',
+        '⑴Ͱ ㈱ ﬁnance ²³',
       ]) {
         const res = await post({ query, min_relevance: 0 });
         expect(res.status, `${query}: ${res.text.slice(0, 200)}`).toBe(200);
       }
+    });
+
+    it('answers any Unicode query of valid length with 200 (property)', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc
+            .string({ unit: 'grapheme', minLength: 1, maxLength: 40 })
+            .filter((q) => q.trim().length > 0 && !q.includes('\u0000')),
+          async (query) => {
+            const res = await post({ query, min_relevance: 0 });
+            expect(res.status, `${JSON.stringify(query)}: ${res.text.slice(0, 200)}`).toBe(200);
+          },
+        ),
+        { numRuns: 60 },
+      );
     });
   });
 }

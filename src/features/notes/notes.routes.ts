@@ -11,6 +11,8 @@ import {
   notFoundError,
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
+import type { Actor } from '../api-keys/scopes.ts';
+import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
 import { createAudioStorage } from '../storage/audio-storage.ts';
 import {
   CreateNoteBody,
@@ -24,6 +26,9 @@ import {
   UpdateNoteResponse,
 } from './notes.schema.ts';
 import { createNote, deleteNote, getNote, listNotes, updateNote } from './notes.service.ts';
+
+/** The data space (account + mode) a key works in. */
+const spaceOf = (actor: Actor) => ({ accountId: actor.accountId, mode: actor.mode });
 
 const json = <T>(schema: T, description: string) => ({
   description,
@@ -134,8 +139,15 @@ export function notesRoutes(deps: Deps) {
         ...bodyErrors,
       },
     }),
-    async (c) =>
-      c.json(await updateNote(deps.db, c.get('actor'), c.req.valid('param').id, c.req.valid('json')), 200),
+    async (c) => {
+      const actor = c.get('actor');
+      const { id } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const updated = await updateNote(deps.db, actor, id, body);
+      // The title is a search chunk of its own; tags are filtered from the notes table.
+      if (body.title !== undefined) await refreshNoteIndex(deps, spaceOf(actor), id);
+      return c.json(updated, 200);
+    },
   );
 
   app.openapi(
@@ -152,7 +164,11 @@ export function notesRoutes(deps: Deps) {
     }),
     async (c) =>
       c.json(
-        await deleteNote(deps.db, c.get('actor'), c.req.valid('param').id, { storage, logger: c.get('log') }),
+        await deleteNote(deps.db, c.get('actor'), c.req.valid('param').id, {
+          storage,
+          logger: c.get('log'),
+          onDelete: (trx) => removeNoteFromIndex(deps, spaceOf(c.get('actor')), c.req.valid('param').id, trx),
+        }),
         200,
       ),
   );

@@ -82,17 +82,23 @@ export async function deleteNote(
   db: Db,
   actor: Actor,
   id: string,
-  audio?: { storage: AudioStorage; logger?: Logger },
+  options: {
+    storage?: AudioStorage;
+    logger?: Logger;
+    /** Runs in the delete's transaction before the note's row goes (removes its search index entries). */
+    onDelete?: (trx: Db) => Promise<void>;
+  } = {},
 ) {
   const audioKeys = await db.transaction().execute(async (trx) => {
     const note = await findNote(trx, actor, id);
     if (!note) throw notFound('note', id);
     // A queued processing job finds the note gone and ends; nothing else refers to it.
     const keys = await notesRepo.deleteRecordings(trx, id);
+    await options.onDelete?.(trx);
     await notesRepo.delete(trx, id);
     return keys;
   });
-  if (audio) await deleteAudioFiles(audio.storage, audioKeys, audio.logger);
+  if (options.storage) await deleteAudioFiles(options.storage, audioKeys, options.logger);
   return { deleted: true as const };
 }
 

@@ -9,6 +9,7 @@ import { toActionItem } from '../action-items/action-items.view.ts';
 import { recordEvent } from '../events/events.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
 import { renderTranscript, toNoteDetail } from '../notes/notes.view.ts';
+import { indexNote } from '../search/index-note.ts';
 import { type AudioStorage, createAudioStorage } from '../storage/audio-storage.ts';
 import { processingRepo, type Space } from './processing.repo.ts';
 import { type Analyzer, builtinAnalyzer, createAnalyzer } from './providers/analyzer.ts';
@@ -56,6 +57,8 @@ export const processNoteJob = defineJob({
       },
       lastAttempt: job.attempt >= job.maxAttempts,
     });
+    // Idempotent, and a failure retries the job: a processed note always ends up searchable.
+    await indexNote(deps, { accountId: job.accountId, mode: job.mode }, note_id);
   },
   // Never leave a note in `processing` once its job has given up.
   onFinalFailure: async ({ note_id }, { db, job, cause, logger }) => {

@@ -8,7 +8,13 @@ import { chunkNote } from './chunk-note.ts';
 import { isZero, normalize } from './embedders/embedder.ts';
 import { type NewChunkRow, type Space, searchRepo } from './search.repo.ts';
 import { bytesToVector, vectorToBytes } from './search.tables.ts';
-import { getSearchEngine, META_DIMS, META_EMBEDDER, type SearchEngine } from './search-engine.ts';
+import {
+  getSearchEngine,
+  META_DIMS,
+  META_EMBEDDER,
+  type SearchEngine,
+  startedSearchEngine,
+} from './search-engine.ts';
 
 const textHash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
@@ -133,9 +139,10 @@ export async function removeNoteFromIndex(
   noteId: string,
   db: Db = deps.db,
 ): Promise<void> {
-  const engine = await getSearchEngine(deps);
-  // First the vector (sqlite-vec finds it through the note's row), then the rows that cascade anyway.
-  if (engine.vectorsReady && engine.embedder) await engine.store.remove(db, engine.embedder.dims, [noteId]);
+  // A delete does not load the embedder: without a started engine the vector stays, and the next search
+  // that meets it drops it. First the vector (sqlite-vec finds it through the note's row), then the rows.
+  const engine = await startedSearchEngine(deps);
+  if (engine?.vectorsReady && engine.embedder) await engine.store.remove(db, engine.embedder.dims, [noteId]);
   await searchRepo.deleteNote(db, noteId);
 }
 

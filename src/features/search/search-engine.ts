@@ -77,6 +77,11 @@ export function getSearchEngine(deps: Deps): Promise<SearchEngine> {
   return engine;
 }
 
+/** The engine if this process has started one; a caller that must stay cheap (a delete) does not start it. */
+export function startedSearchEngine(deps: Deps): Promise<SearchEngine> | undefined {
+  return engines.get(deps);
+}
+
 async function initEngine(deps: Deps): Promise<SearchEngine> {
   const { store, note } = await detectVectorStore(deps.db, deps.dialect);
   const engine: SearchEngine = {

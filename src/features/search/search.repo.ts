@@ -61,6 +61,9 @@ function commonLexemes(db: Db): Promise<Map<string, number>> {
   return freqs;
 }
 
+/** What a term given to FTS5 MATCH or to_tsquery may look like. */
+const SAFE_TERM = /^[\p{L}\p{N}]+$/u;
+
 /** Keyword matches ranked per query on PostgreSQL (see keywordChunks). */
 const PG_RANKED = 5_000;
 
@@ -287,6 +290,8 @@ export const searchRepo = {
     limit: number,
     options: { all?: boolean } = {},
   ): Promise<{ id: number; note_id: string; score: number }[]> {
+    // Terms are letters and digits only (text/tokens.ts), never index query syntax; checked again here.
+    terms = terms.filter((t) => SAFE_TERM.test(t));
     if (!terms.length) return [];
     const join = hasFilters(filters)
       ? sql`JOIN notes n ON n.id = c.note_id AND ${noteFilters(filters)}`
@@ -335,6 +340,10 @@ export const searchRepo = {
     let total: number | undefined;
     const common = dialect === 'postgres' ? await commonLexemes(db) : new Map<string, number>();
     for (const { term, stem } of terms) {
+      if (!SAFE_TERM.test(term)) {
+        out.set(term, 0);
+        continue;
+      }
       // PostgreSQL's planner statistics already know the frequent words: no count needed for them.
       const known = common.get(term) ?? common.get(stem);
       if (known !== undefined && known * spaceSize > cap) {
@@ -387,6 +396,7 @@ export const searchRepo = {
     noteIds: readonly string[],
   ): Promise<string[]> {
     const out: string[] = [];
+    if (!SAFE_TERM.test(term)) return out;
     for (let i = 0; i < noteIds.length; i += 500) {
       const batch = noteIds.slice(i, i + 500);
       const rows =

@@ -33,10 +33,21 @@ export function tokenize(text: string): Token[] {
   return out;
 }
 
-/** Only the folded words of a text. */
+/**
+ * Only the folded words of a text. Folding can make punctuation appear (NFKC turns "⑴" into "(1)"), so the
+ * folded form is split again: a word is letters and digits only, which also keeps index query syntax out.
+ */
 export function words(text: string): string[] {
-  return (text.match(WORD) ?? []).map(foldWord);
+  const out: string[] = [];
+  for (const raw of text.match(WORD) ?? []) {
+    const folded = foldWord(raw);
+    if (SINGLE_WORD.test(folded)) out.push(folded);
+    else for (const part of folded.match(WORD) ?? []) out.push(part);
+  }
+  return out;
 }
+
+const SINGLE_WORD = /^[\p{L}\p{N}]+$/u;
 
 /** The index form of a word: Porter stem for ASCII words (as FTS5 `porter` does), the word otherwise. */
 export function stem(word: string): string {
