@@ -118,7 +118,8 @@ export function rankNotes(
   const order = evidence
     .map((_, i) => i)
     .sort((a, b) => scores[b]! - scores[a]! || cmp(evidence[a]!.noteId, evidence[b]!.noteId));
-  const peerCount = Math.min(params.peers, Math.max(0, spaceSize - 1));
+  // At least one peer: a space of one note is judged like a space where the other note did not match.
+  const peerCount = Math.min(params.peers, Math.max(1, spaceSize - 1));
   const kwSorted = [...kw].sort((a, b) => b - a);
   const vecSorted = [...vec].sort((a, b) => b - a);
   const peersOf = (sorted: number[], value: number) => {
