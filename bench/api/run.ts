@@ -17,12 +17,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { ConfigSchema } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Dialect } from '../../src/db/schema.ts';
-import { randomBase62 } from '../../src/lib/ids.ts';
+import { createScratchDatabase } from '../../src/db/scratch-database.ts';
 import { summarizeProfile } from './profile-summary.ts';
 import { type SeedResult, seedNotes } from './seed.ts';
 
@@ -148,20 +147,9 @@ async function prepareDatabase(dialect: Dialect, dataDir: string): Promise<Prepa
   if (dialect === 'sqlite') {
     env = { DATABASE_URL: `sqlite://${path.join(dataDir, 'bench.sqlite')}` };
   } else {
-    const name = `minutes_bench_${randomBase62(8).toLowerCase()}`;
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(PG_ADMIN_URL!);
-    url.pathname = `/${name}`;
-    env = { DATABASE_URL: url.toString() };
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
+    const scratch = await createScratchDatabase(PG_ADMIN_URL!, 'minutes_bench');
+    env = { DATABASE_URL: scratch.url };
+    dropDatabase = scratch.drop;
   }
   const database = openDatabase(
     dialect === 'sqlite'

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { createScratchDatabase } from '../../src/db/scratch-database.ts';
 import type { Deps } from '../../src/deps.ts';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
@@ -35,17 +35,8 @@ async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-bench-ingest-'));
   // PostgreSQL: a throwaway database next to the one named, created now and dropped at the end.
   const admin = process.env.BENCH_DATABASE_URL;
-  const scratch = `minutes_bench_${Date.now()}`;
-  let databaseUrl: string | undefined;
-  if (admin) {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(`CREATE DATABASE ${scratch}`);
-    await client.end();
-    const url = new URL(admin);
-    url.pathname = `/${scratch}`;
-    databaseUrl = url.toString();
-  }
+  const scratch = admin ? await createScratchDatabase(admin, 'minutes_bench') : undefined;
+  const databaseUrl = scratch?.url;
   const config = loadConfig({
     DATA_DIR: dataDir,
     WORKER: 'false',
@@ -120,12 +111,7 @@ async function main() {
     .executeTakeFirstOrThrow();
   await database.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  if (admin) {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
-    await client.end();
-  }
+  await scratch?.drop();
 
   const total = rows.map((r) => r.ingestMs + r.processMs);
   const analysis = rows.map((r) => r.analysisMs);

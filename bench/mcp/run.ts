@@ -17,13 +17,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, LATEST_PROTOCOL_VERSION, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import pg from 'pg';
 import { ConfigSchema, loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Dialect } from '../../src/db/schema.ts';
+import { createScratchDatabase } from '../../src/db/scratch-database.ts';
 import { reindexAll } from '../../src/features/search/index-note.ts';
-import { randomBase62 } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { seedNotes } from '../api/seed.ts';
 
@@ -274,20 +273,9 @@ async function prepareDatabase(dialect: Dialect, dataDir: string) {
   if (dialect === 'sqlite') {
     env = { DATABASE_URL: `sqlite://${path.join(dataDir, 'bench.sqlite')}` };
   } else {
-    const name = `minutes_bench_mcp_${randomBase62(8).toLowerCase()}`;
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(PG_ADMIN_URL!);
-    url.pathname = `/${name}`;
-    env = { DATABASE_URL: url.toString() };
-    drop = async () => {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
+    const scratch = await createScratchDatabase(PG_ADMIN_URL!, 'minutes_bench_mcp');
+    env = { DATABASE_URL: scratch.url };
+    drop = scratch.drop;
   }
   const database = openDatabase(
     dialect === 'sqlite'

@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Database, Db, Dialect } from '../../src/db/schema.ts';
+import { createScratchDatabase } from '../../src/db/scratch-database.ts';
 import type { Deps } from '../../src/deps.ts';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import type { Actor } from '../../src/features/api-keys/scopes.ts';
@@ -52,14 +52,8 @@ export async function openBenchDatabase(dialect: Dialect): Promise<BenchDatabase
     process.env.BENCH_DATABASE_URL ??
     process.env.TEST_DATABASE_URL ??
     'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `minutes_bench_${randomBase62(8).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const handle = openDatabase({ dialect: 'postgres', url: url.toString() }, { poolSize: 4 });
+  const scratch = await createScratchDatabase(adminUrl, 'minutes_bench');
+  const handle = openDatabase({ dialect: 'postgres', url: scratch.url }, { poolSize: 4 });
   await migrate(handle.db, 'postgres');
   return {
     db: handle.db,
@@ -67,10 +61,7 @@ export async function openBenchDatabase(dialect: Dialect): Promise<BenchDatabase
     vectorExtension: 'n/a',
     close: async () => {
       await handle.close();
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await scratch.drop();
     },
   };
 }

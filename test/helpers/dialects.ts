@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import type { Config } from '../../src/config.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Dialect } from '../../src/db/schema.ts';
-import { randomBase62 } from '../../src/lib/ids.ts';
+import { createScratchDatabase } from '../../src/db/scratch-database.ts';
 
 /**
  * The dialects every suite runs on: SQLite always; PostgreSQL when TEST_DATABASE_URL is set.
@@ -40,15 +39,8 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
       },
     };
   }
-  const adminUrl = process.env.TEST_DATABASE_URL!;
-  const name = `minutes_test_${randomBase62(10).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const database: Config['database'] = { dialect: 'postgres', url: url.toString() };
+  const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, 'minutes_test');
+  const database: Config['database'] = { dialect: 'postgres', url: scratch.url };
   const handle = openDatabase(database, { poolSize: 5 });
   await migrate(handle.db, 'postgres');
   return {
@@ -56,10 +48,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     database,
     destroy: async () => {
       await handle.close();
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await scratch.drop();
     },
   };
 }
