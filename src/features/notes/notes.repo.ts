@@ -35,14 +35,15 @@ function filtered(db: Db, dialect: Dialect, space: Space, f: NoteFilters) {
   if (f.from) query = query.where('notes.created_at', '>=', f.from);
   if (f.to) query = query.where('notes.created_at', '<', f.to);
   if (f.tag) {
-    // Driven by the tag index: the few notes with the tag, not every note of the space checked for it.
-    query = query.where('notes.id', 'in', (eb) =>
-      eb
-        .selectFrom('note_tags')
-        .select('note_tags.note_id')
-        .where('note_tags.account_id', '=', space.accountId)
-        .where('note_tags.mode', '=', space.mode)
-        .where('note_tags.tag', '=', f.tag!.trim().toLowerCase()),
+    const tag = f.tag.trim().toLowerCase();
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('note_tags')
+          .select('note_tags.note_id')
+          .whereRef('note_tags.note_id', '=', 'notes.id')
+          .where('note_tags.tag', '=', tag),
+      ),
     );
   }
   if (f.q?.trim()) {
