@@ -11,17 +11,16 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { ConfigSchema } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Dialect } from '../../src/db/schema.ts';
 import { createScratchDatabase } from '../../src/db/scratch-database.ts';
+import { childEnv, freePort, stopChild, waitForHealth } from '../lib/child-server.ts';
 import { summarizeProfile } from './profile-summary.ts';
 import { type SeedResult, seedNotes } from './seed.ts';
 
@@ -71,52 +70,11 @@ function log(message: string) {
   process.stderr.write(`[bench] ${message}\n`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** The environment of a child: ours without any service setting, plus the given ones. */
-function childEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env))
-    if (!(name in ConfigSchema.shape)) env[name] = value;
-  return { ...env, ...settings };
-}
-
 function spawnLogged(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[child] ${d}`));
   return child;
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not become healthy within 60 s');
 }
 
 async function measure(url: string, headers: Record<string, string>, duration: number): Promise<Measurement> {

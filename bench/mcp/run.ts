@@ -12,12 +12,11 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, LATEST_PROTOCOL_VERSION, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ConfigSchema, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Dialect } from '../../src/db/schema.ts';
@@ -25,6 +24,7 @@ import { createScratchDatabase } from '../../src/db/scratch-database.ts';
 import { reindexAll } from '../../src/features/search/index-note.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { seedNotes } from '../api/seed.ts';
+import { childEnv, freePort, stopChild, waitForHealth } from '../lib/child-server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NOTES = Number(process.env.BENCH_NOTES ?? 1000);
@@ -42,48 +42,7 @@ function log(message: string) {
   process.stderr.write(`[bench:mcp] ${message}\n`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Our environment without any service setting, plus the given ones. */
-function childEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env))
-    if (!(name in ConfigSchema.shape)) env[name] = value;
-  return { ...env, ...settings };
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not become healthy within 60 s');
-}
-
 /** One question asked both ways: a tool call and the REST request that returns the same JSON. */
 interface BenchCase {
   tool: string;

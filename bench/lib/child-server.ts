@@ -1,0 +1,50 @@
+import type { ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { ConfigSchema } from '../../src/config.ts';
+
+/** Helpers the benchmarks share to run the real server as a child process. */
+
+/** A port that is free right now on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment of a child: ours without any service setting, plus the given ones. */
+export function childEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env))
+    if (!(name in ConfigSchema.shape)) env[name] = value;
+  return { ...env, ...settings };
+}
+
+/** SIGTERM, then SIGKILL after 15 s; resolves once the child has exited. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Resolves once `GET /healthz` answers 200; fails when the child exits or after 60 s. */
+export async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not become healthy within 60 s');
+}
