@@ -11,17 +11,11 @@ import type {
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import { createApiKey } from '../../src/features/api-keys/api-keys.service.ts';
 import { newId } from '../../src/lib/ids.ts';
+import { mulberry32 } from '../../src/lib/prng.ts';
 
-/** Deterministic PRNG (mulberry32): the same seed gives the same data set on every run and dialect. */
+/** Deterministic random helpers over mulberry32: the same seed gives the same data set on every run and dialect. */
 function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return {
     next,
     int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),

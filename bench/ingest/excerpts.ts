@@ -1,3 +1,4 @@
+import { mulberry32 } from '../../src/lib/prng.ts';
 import { corpusOf, loadMeeting, meetingNames } from './qmsum.ts';
 
 /**
@@ -28,20 +29,8 @@ export const HELDOUT_PLAN: Plan = {
   committee: { count: 3, turns: 8 },
 };
 
-/** mulberry32: a small seeded PRNG, so the selection is the same on every machine. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function selectExcerpts(set: 'dev' | 'heldout' = 'dev'): Excerpt[] {
-  const next = random(set === 'dev' ? 20261123 : 7);
+  const next = mulberry32(set === 'dev' ? 20261123 : 7);
   const plan = set === 'dev' ? DEV_PLAN : HELDOUT_PLAN;
   const dev = set === 'heldout' ? new Set(selectExcerpts('dev').map((e) => e.meeting)) : new Set<string>();
   const out: Excerpt[] = [];

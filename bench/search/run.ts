@@ -13,6 +13,7 @@ import { indexNote } from '../../src/features/search/index-note.ts';
 import { searchNotes } from '../../src/features/search/search.service.ts';
 import { getSearchEngine } from '../../src/features/search/search-engine.ts';
 import { newId } from '../../src/lib/ids.ts';
+import { mulberry32 } from '../../src/lib/prng.ts';
 import { loadMeetings, segmentsOf } from '../search-quality/qmsum.ts';
 import { benchActor, benchDeps, openBenchDatabase, percentile } from './setup.ts';
 
@@ -20,18 +21,6 @@ const NOTES = Number(process.env.NOTES ?? 10_000);
 const WORDS = Number(process.env.WORDS ?? 1_500);
 const QUERIES = Number(process.env.QUERIES ?? 200);
 const DIALECTS = (process.env.DIALECTS ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as Dialect[];
-
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const meetings = loadMeetings();
 const turns = meetings.flatMap((m) => segmentsOf(m).map((s) => ({ speaker: s.speaker, text: s.text })));
@@ -79,7 +68,7 @@ async function runDialect(dialect: Dialect) {
     const actor = await benchActor(database.db);
     const space = { accountId: actor.accountId, mode: 'live' as Mode };
     const engine = await getSearchEngine(deps);
-    const random = prng(42);
+    const random = mulberry32(42);
     const ids: string[] = [];
     process.stderr.write(`[${dialect}] inserting ${NOTES} notes…\n`);
     for (let b = 0; b < NOTES; b += 100) {
@@ -143,7 +132,7 @@ async function runDialect(dialect: Dialect) {
     // from them.
     if (dialect === 'postgres') await sql`ANALYZE`.execute(database.db);
 
-    const queryRandom = prng(7);
+    const queryRandom = mulberry32(7);
     const queries = Array.from({ length: QUERIES }, (_, i) =>
       i % 10 === 0
         ? KEYWORD_QUERIES[(i / 10) % KEYWORD_QUERIES.length]!

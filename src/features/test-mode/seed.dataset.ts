@@ -1,4 +1,5 @@
 import type { ActionItemStatus } from '../../db/schema.ts';
+import { mulberry32 } from '../../lib/prng.ts';
 import { toIso } from '../../lib/time.ts';
 import { PEOPLE, TOPICS, type TopicTemplate } from './seed.catalogue.ts';
 
@@ -29,18 +30,6 @@ const HOUR_MS = 3_600_000;
 /** The notes span this many days back from the seeding time (the contract says 60). */
 const SPAN_DAYS = 58;
 const WORDS_PER_MINUTE = 150;
-
-/** mulberry32: a tiny, well-mixed 32-bit PRNG; deterministic for a given seed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Replaces `{name}` placeholders; an unknown one is a bug in the catalogue, so it throws. */
 export function fill(template: string, vars: Readonly<Record<string, string>>): string {
