@@ -5,9 +5,10 @@
  * 1. a grid over the fusion parameters (MRR@10 of the hybrid ranking);
  * 2. logistic regression of "this result is the query's meeting" on the relevance features, fitted with 5-fold
  *    cross-validation by meeting (the reported figures are for meetings the fit did not see), intercept moved so
- *    that TPR (env, default 0.9) of correct top-1 results reach 0.5. Positives: correct results; negatives:
- *    wrong results of the full run and the top results of the run without the query's meeting.
- * RANK='{"peers":10}' overrides ranking parameters for step 2.
+ *    that TPR (env, default 0.9) of correct top-1 results reach 0.5. Examples are what the goal judges: each
+ *    query's first result (positive when it is the query's meeting) and the first result of the run without
+ *    the query's meeting (negative). TOP=5 ATOP=3 also trains on lower results (measured worse, docs/quality.md).
+ * RANK='{"peers":10}' overrides ranking parameters for step 2; GRID=0 skips step 1 (it takes minutes).
  */
 import fs from 'node:fs';
 import { DEFAULT_RANK_PARAMS, type RankParams, rankNotes } from '../../src/features/search/rank.ts';
@@ -29,8 +30,9 @@ for (const keywordChunks of [1, 2, 3])
   for (const vectorWeight of [0, 0.05, 0.1, 0.2])
     for (const vectorBoost of [0, 0.5, 1, 2])
       for (const rankCoverage of [0, 0.5, 1])
-        grid.push({ keywordChunks, vectorWeight, vectorBoost, rankCoverage });
-const scored = grid
+        for (const rankPhrase of [0, 0.5, 1, 2])
+          grid.push({ keywordChunks, vectorWeight, vectorBoost, rankCoverage, rankPhrase });
+const scored = (process.env.GRID === '0' ? [] : grid)
   .map((g) => ({ g, m: evaluate(queries, turnStarts, 'hybrid', { ...DEFAULT_RANK_PARAMS, ...g }) }))
   .sort((a, b) => b.m.mrr10 - a.m.mrr10);
 for (const { g, m } of scored.slice(0, 8)) {
@@ -41,7 +43,7 @@ for (const { g, m } of scored.slice(0, 8)) {
 
 // 2. Calibration.
 const rankParams: RankParams = { ...DEFAULT_RANK_PARAMS, ...JSON.parse(process.env.RANK ?? '{}') };
-const FEATURES = ['coverage', 'zKeyword', 'zVector'] as const;
+const FEATURES = ['coverage', 'zKeyword', 'zVector', 'phrase'] as const;
 interface Example {
   x: number[];
   y: number;
@@ -51,7 +53,7 @@ interface Example {
 const examples: Example[] = [];
 for (const [query, q] of queries.entries()) {
   const present = rankNotes(q.evidence, q.spaceSize, rankParams);
-  for (const [i, r] of present.slice(0, 5).entries()) {
+  for (const [i, r] of present.slice(0, Number(process.env.TOP ?? 1)).entries()) {
     examples.push({
       x: FEATURES.map((f) => r.features[f]!),
       y: r.noteId === q.relevantNote ? 1 : 0,
@@ -64,7 +66,7 @@ for (const [query, q] of queries.entries()) {
     q.spaceSize - 1,
     rankParams,
   );
-  for (const r of absent.slice(0, 3))
+  for (const r of absent.slice(0, Number(process.env.ATOP ?? 1)))
     examples.push({ x: FEATURES.map((f) => r.features[f]!), y: 0, query, kind: 'absent' });
 }
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chunkNote, splitLongText } from '../../src/features/search/chunk-note.ts';
+import { phraseShare, queryPairs } from '../../src/features/search/phrase.ts';
 import { analyzeQuery } from '../../src/features/search/query.ts';
 import { DEFAULT_RANK_PARAMS, type NoteEvidence, rankNotes } from '../../src/features/search/rank.ts';
 import { buildSnippet } from '../../src/features/search/snippet.ts';
@@ -10,6 +11,7 @@ const evidence = (noteId: string, e: Partial<NoteEvidence> = {}): NoteEvidence =
   noteId,
   keyword: [],
   coverage: 0,
+  phrase: 0,
   rareTermsPresent: false,
   ...e,
 });
@@ -32,6 +34,38 @@ describe('query analysis', () => {
     expect(
       ['budgets', 'exceeded', 'planning', 'generalization', 'relational', 'happy'].map(porterStem),
     ).toEqual(['budget', 'exceed', 'plan', 'gener', 'relat', 'happi']);
+  });
+});
+
+describe('phrases', () => {
+  const pairsOf = (q: string) => queryPairs(analyzeQuery(q));
+
+  it('pairs consecutive content words of the query, stemmed, without question phrasing', () => {
+    expect(pairsOf('What did the team say about the disk space problems?')).toEqual([
+      'disk space',
+      'space problem',
+    ]);
+    expect(pairsOf('budget')).toEqual([]);
+  });
+
+  it('finds them side by side in a passage, function words between them skipped', () => {
+    const pairs = pairsOf('disk space for the recordings');
+    expect(phraseShare(pairs, 'We ran out of disk space for all of the recordings.', porterStem)).toBe(1);
+    expect(phraseShare(pairs, 'Recordings use space on the disk.', porterStem)).toBe(0);
+    expect(phraseShare(pairs, 'The disk space is fine.', porterStem)).toBe(0.5);
+    expect(phraseShare([], 'anything', porterStem)).toBe(0);
+  });
+
+  it('ranks the note that holds the phrase above one that holds the words apart', () => {
+    const ranked = rankNotes(
+      [
+        evidence('apart', { keyword: [10], coverage: 1, phrase: 0 }),
+        evidence('phrase', { keyword: [9], coverage: 1, phrase: 1 }),
+      ],
+      10,
+    );
+    expect(ranked[0]!.noteId).toBe('phrase');
+    expect(ranked[0]!.relevance).toBeGreaterThan(ranked[1]!.relevance);
   });
 });
 
@@ -185,6 +219,7 @@ describe('properties', () => {
       keyword: fc.array(fc.double({ min: 0, max: 50, noNaN: true }), { maxLength: 4 }),
       vector: fc.option(fc.double({ min: -1, max: 1, noNaN: true }), { nil: undefined }),
       coverage: fc.double({ min: 0, max: 1, noNaN: true }),
+      phrase: fc.double({ min: 0, max: 1, noNaN: true }),
       rareTermsPresent: fc.boolean(),
     });
     fc.assert(

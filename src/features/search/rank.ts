@@ -12,6 +12,11 @@ export interface NoteEvidence {
   vector?: number;
   /** Rarity-weighted share (0..1) of the query's terms that its best-matching chunk contains. */
   coverage: number;
+  /**
+   * Share (0..1) of the query's phrases (pairs of consecutive content words) that one of its best passages holds
+   * side by side; for a query of one content word, its coverage.
+   */
+  phrase: number;
   /** The note contains every rare term of the query (and the query has one). */
   rareTermsPresent: boolean;
 }
@@ -29,11 +34,14 @@ export interface RankParams {
   vectorBoost: number;
   /** How much the keyword score is scaled by coverage (0: not at all, 1: score × coverage). */
   rankCoverage: number;
+  /** How much holding the query's phrases adds to the keyword score (score × (1 + rankPhrase × phrase)). */
+  rankPhrase: number;
   /** Logistic calibration of relevance: intercept and weights of the features. */
   bias: number;
   wCoverage: number;
   wKeywordZ: number;
   wVectorZ: number;
+  wPhrase: number;
   /** Notes compared against when judging how much one stands out. */
   peers: number;
   /** Relevance given to a note holding all of the query's rare terms, at least. */
@@ -48,14 +56,16 @@ export interface RankParams {
 
 /** Chosen on QMSum train (bench/search-quality/tune.ts); see docs/quality.md for how and what else was tried. */
 export const DEFAULT_RANK_PARAMS: RankParams = {
-  keywordChunks: 2,
+  keywordChunks: 3,
   vectorWeight: 0.05,
   vectorBoost: 1,
-  rankCoverage: 1,
-  bias: -1.269,
-  wCoverage: -0.397,
-  wKeywordZ: 0.891,
-  wVectorZ: 0.151,
+  rankCoverage: 0.5,
+  rankPhrase: 1,
+  bias: -0.583,
+  wCoverage: -1.474,
+  wKeywordZ: 0.848,
+  wVectorZ: 0.154,
+  wPhrase: 1.107,
   peers: 20,
   rareFloor: 0.55,
   semanticZ: 3,
@@ -90,8 +100,10 @@ function standout(value: number, others: readonly number[], floor: number): numb
 /**
  * Gives each note a fused score and a relevance in [0, 1], most relevant first:
  * - score: the note's best `keywordChunks` keyword scores summed, divided by the best such sum of the query,
- *   plus `vectorWeight` × its best chunk similarity divided by the query's best similarity.
- * - relevance: logistic(bias + wCoverage·coverage + wKeywordZ·z_keyword·coverage + wVectorZ·z_vector), where
+ *   scaled by coverage (`rankCoverage`) and by the phrases it holds (`rankPhrase`), plus `vectorWeight` × its
+ *   best chunk similarity divided by the query's best similarity.
+ * - relevance: logistic(bias + wCoverage·coverage + wKeywordZ·z_keyword·coverage + wVectorZ·z_vector +
+ *   wPhrase·phrase), where
  *   z_* says how far the note stands out from the next `peers` notes (notes without a match count as 0, so in
  *   a small space a match stands out; capped at 5), and the keyword standout counts as much as the note
  *   covers the query. Weights fitted by logistic regression on QMSum, intercept set so that 90 % of
@@ -112,8 +124,11 @@ export function rankNotes(
   const vectorWeight = params.vectorWeight + params.vectorBoost * (1 - bestCoverage);
   const scores = evidence.map(
     (e, i) =>
-      (maxKw > 0 ? (kw[i]! / maxKw) * (1 - params.rankCoverage + params.rankCoverage * e.coverage) : 0) +
-      (maxVec > 0 ? (vectorWeight * vec[i]!) / maxVec : 0),
+      (maxKw > 0
+        ? (kw[i]! / maxKw) *
+          (1 - params.rankCoverage + params.rankCoverage * e.coverage) *
+          (1 + params.rankPhrase * e.phrase)
+        : 0) + (maxVec > 0 ? (vectorWeight * vec[i]!) / maxVec : 0),
   );
   const order = evidence
     .map((_, i) => i)
@@ -140,12 +155,14 @@ export function rankNotes(
       zVector: Math.min(zVector, Z_CAP),
       vector: vec[i]!,
       rare: e.rareTermsPresent ? 1 : 0,
+      phrase: e.phrase,
     };
     const fitted = sigmoid(
       params.bias +
         params.wCoverage * features.coverage +
         params.wKeywordZ * features.zKeyword +
-        params.wVectorZ * features.zVector,
+        params.wVectorZ * features.zVector +
+        params.wPhrase * features.phrase,
     );
     // Down the fused order relevance never rises: a note ranked lower is not more likely relevant.
     ceiling = Math.min(ceiling, fitted);

@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { dot, isZero } from './embedders/embedder.ts';
 import { ensureSpaceIndexed } from './index-note.ts';
+import { phraseShare, queryPairs } from './phrase.ts';
 import { type AnalyzedQuery, analyzeQuery } from './query.ts';
 import { DEFAULT_RANK_PARAMS, type NoteEvidence, type RankParams, rankNotes } from './rank.ts';
 import { type ChunkRow, type SearchFilters, type Space, searchRepo } from './search.repo.ts';
@@ -199,15 +200,19 @@ export async function gatherEvidence(
     (await searchRepo.chunksByIds(deps.db, space, [...new Set(toRead)])).map((c) => [c.id, c]),
   );
   const stemCache = new Map<string, string>();
+  const stemOf = (w: string) => {
+    let s = stemCache.get(w);
+    if (s === undefined) {
+      s = stem(w);
+      stemCache.set(w, s);
+    }
+    return s;
+  };
   const coverageOf = (chunk: ChunkRow | undefined) => {
     if (!chunk || totalWeight <= 0) return 0;
     const present = new Set<string>();
     for (const w of words(chunk.text)) {
-      let s = stemCache.get(w);
-      if (s === undefined) {
-        s = stem(w);
-        stemCache.set(w, s);
-      }
+      const s = stemOf(w);
       if (weights.has(s)) present.add(s);
     }
     let got = 0;
@@ -216,14 +221,17 @@ export async function gatherEvidence(
     return got / Math.max(totalWeight, MIN_QUERY_WEIGHT);
   };
 
+  const pairs = queryPairs(query);
   const bestChunk = new Map<string, { chunk: ChunkRow; coverage: number }>();
   const evidence: NoteEvidence[] = [];
   for (const [noteId, e] of byNote) {
     let best: { chunk: ChunkRow; coverage: number } | undefined;
+    let phrase = 0;
     for (const k of e.keyword.slice(0, CHUNKS_EXAMINED_PER_NOTE)) {
       const chunk = chunkById.get(k.id);
       if (!chunk) continue;
       const c = coverageOf(chunk);
+      phrase = Math.max(phrase, pairs.length ? phraseShare(pairs, chunk.text, stemOf) : c);
       // Equal coverage: a transcript passage (with its time) makes the better snippet.
       const better =
         !best ||
@@ -239,6 +247,7 @@ export async function gatherEvidence(
       keyword: e.keyword.map((k) => k.score),
       ...(e.vector ? { vector: e.vector.sim } : {}),
       coverage: best?.coverage ?? 0,
+      phrase,
       rareTermsPresent: rareTerms.length > 0 && rareHolders.has(noteId),
     });
   }
