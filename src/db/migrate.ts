@@ -3,6 +3,7 @@ import { initial } from './migrations/0001-initial.ts';
 import { webhooks } from './migrations/0002-webhooks.ts';
 import { search } from './migrations/0003-search.ts';
 import { recordings } from './migrations/0004-recordings.ts';
+import { ginFastupdateOff } from './migrations/0005-gin-fastupdate-off.ts';
 import type { Db, Dialect } from './schema.ts';
 
 /** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
@@ -19,7 +20,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: a released migration never changes. */
-export const MIGRATIONS: Migration[] = [initial, webhooks, search, recordings];
+export const MIGRATIONS: Migration[] = [initial, webhooks, search, recordings, ginFastupdateOff];
 
 const LOCK_ID = 7_355_608;
 

@@ -1,0 +1,25 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+
+// PostgreSQL only: full-text GIN indexes must not keep a pending list that every search scans
+// (src/db/migrations/0005-gin-fastupdate-off.ts).
+describe.skipIf(!DIALECTS.includes('postgres'))('PostgreSQL full-text indexes', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+  });
+  afterAll(async () => {
+    await database?.destroy();
+  });
+
+  it('write new entries straight into the index (fastupdate off)', async () => {
+    const { rows } = await sql<{ relname: string; reloptions: string[] | null }>`
+      SELECT relname, reloptions FROM pg_class WHERE relname IN ('notes_search', 'search_chunks_tsv')
+      ORDER BY relname`.execute(database.db);
+    expect(rows).toEqual([
+      { relname: 'notes_search', reloptions: ['fastupdate=off'] },
+      { relname: 'search_chunks_tsv', reloptions: ['fastupdate=off'] },
+    ]);
+  });
+});
