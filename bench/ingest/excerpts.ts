@@ -22,6 +22,36 @@ export const DEV_PLAN: Plan = {
   icsi: { count: 11, turns: 20 },
   committee: { count: 6, turns: 8 },
 };
+/**
+ * The second development set: meetings neither other set touches, picked the same content-blind way (another
+ * seed, another offset into the list), labelled before the extractor ran on them; used to learn from, like `dev`.
+ */
+export const DEV2_PLAN: Plan = {
+  ami: { count: 20, turns: 30 },
+  icsi: { count: 8, turns: 20 },
+  committee: { count: 4, turns: 8 },
+};
+/**
+ * The third development set: meetings no other set touches, labelled after the extractor was tuned on `dev` and
+ * `dev2` but before it ran on them, so its first figure was an honest check; used to learn from afterwards.
+ */
+export const DEV3_PLAN: Plan = {
+  ami: { count: 14, turns: 30 },
+  icsi: { count: 6, turns: 20 },
+  committee: { count: 4, turns: 8 },
+};
+/** The fourth development set: a second honest check like `dev3`, then material to learn from. */
+export const DEV4_PLAN: Plan = {
+  ami: { count: 14, turns: 30 },
+  icsi: { count: 6, turns: 20 },
+  committee: { count: 4, turns: 8 },
+};
+/** The fifth development set: one excerpt of each of the 17 meetings no other set touches; a third check. */
+export const DEV5_PLAN: Plan = {
+  ami: { count: 9, turns: 30 },
+  icsi: { count: 5, turns: 20 },
+  committee: { count: 3, turns: 8 },
+};
 /** The held-out set: other meetings, labelled before the tuned extractor ever ran on them, never tuned on. */
 export const HELDOUT_PLAN: Plan = {
   ami: { count: 12, turns: 30 },
@@ -29,17 +59,28 @@ export const HELDOUT_PLAN: Plan = {
   committee: { count: 3, turns: 8 },
 };
 
-export function selectExcerpts(set: 'dev' | 'heldout' = 'dev'): Excerpt[] {
-  const next = mulberry32(set === 'dev' ? 20261123 : 7);
-  const plan = set === 'dev' ? DEV_PLAN : HELDOUT_PLAN;
-  const dev = set === 'heldout' ? new Set(selectExcerpts('dev').map((e) => e.meeting)) : new Set<string>();
+export type ExcerptSet = 'dev' | 'dev2' | 'dev3' | 'dev4' | 'dev5' | 'heldout';
+
+const PLANS: Record<ExcerptSet, { plan: Plan; seed: number; offset: number; excludes: ExcerptSet[] }> = {
+  dev: { plan: DEV_PLAN, seed: 20261123, offset: 0, excludes: [] },
+  heldout: { plan: HELDOUT_PLAN, seed: 7, offset: 0.5, excludes: ['dev'] },
+  dev2: { plan: DEV2_PLAN, seed: 20261124, offset: 0.25, excludes: ['dev', 'heldout'] },
+  dev3: { plan: DEV3_PLAN, seed: 20261125, offset: 0.75, excludes: ['dev', 'heldout', 'dev2'] },
+  dev4: { plan: DEV4_PLAN, seed: 20261126, offset: 0.5, excludes: ['dev', 'heldout', 'dev2', 'dev3'] },
+  dev5: { plan: DEV5_PLAN, seed: 20261127, offset: 0, excludes: ['dev', 'heldout', 'dev2', 'dev3', 'dev4'] },
+};
+
+export function selectExcerpts(set: ExcerptSet = 'dev'): Excerpt[] {
+  const { plan, seed, offset, excludes } = PLANS[set];
+  const next = mulberry32(seed);
+  // Each set takes its excerpts only from meetings the sets before it do not touch.
+  const taken = new Set(excludes.flatMap((other) => selectExcerpts(other).map((e) => e.meeting)));
   const out: Excerpt[] = [];
   for (const corpus of ['ami', 'icsi', 'committee'] as const) {
-    // Held-out excerpts come only from meetings the development set does not touch.
-    const names = meetingNames().filter((n) => corpusOf(n) === corpus && !dev.has(n));
+    const names = meetingNames().filter((n) => corpusOf(n) === corpus && !taken.has(n));
     const { count, turns } = plan[corpus];
     for (let i = 0; i < count; i++) {
-      const meeting = names[Math.floor(((i + (set === 'dev' ? 0 : 0.5)) * names.length) / count)]!;
+      const meeting = names[Math.floor(((i + offset) * names.length) / count)]!;
       const length = loadMeeting(meeting).turns.length;
       const atEnd = i % 2 === 0;
       const from = atEnd ? Math.max(0, length - turns) : Math.floor(next() * Math.max(1, length - turns));
@@ -49,9 +90,10 @@ export function selectExcerpts(set: 'dev' | 'heldout' = 'dev'): Excerpt[] {
   return out;
 }
 
-// `npx tsx bench/ingest/excerpts.ts dev|heldout [id]`: prints excerpts for labelling.
+// `npx tsx bench/ingest/excerpts.ts dev|dev2|heldout [id]`: prints excerpts for labelling.
 if (process.argv[1]?.endsWith('excerpts.ts')) {
-  const set = process.argv[2] === 'heldout' ? 'heldout' : 'dev';
+  const sets: readonly string[] = ['dev', 'dev2', 'dev3', 'dev4', 'dev5', 'heldout'];
+  const set = (sets.includes(process.argv[2] ?? '') ? process.argv[2] : 'dev') as ExcerptSet;
   const only = process.argv[3];
   for (const e of selectExcerpts(set)) {
     if (only && e.id !== only) continue;

@@ -29,6 +29,12 @@ describe('resolveDueDate', () => {
     expect(resolveDueDate('File it by the 30th.', '2027-01-31T09:00:00Z')).toBe('2027-03-30');
   });
 
+  it('takes a weekday said on that weekday as the next one, and "on Friday" as a deadline', () => {
+    expect(resolveDueDate('Send it by Monday.', MONDAY)).toBe('2026-11-30');
+    expect(resolveDueDate('I will call her on Wednesday.', MONDAY)).toBe('2026-11-25');
+    expect(resolveDueDate('Send it by November 23.', MONDAY)).toBe('2026-11-23');
+  });
+
   it('resolves relative to the recording date, not today', () => {
     expect(resolveDueDate('Ship it by Friday.', '2024-02-26T12:00:00Z')).toBe('2024-03-01');
   });
@@ -39,6 +45,7 @@ describe('resolveDueDate', () => {
     expect(resolveDueDate('I talked to Sam two days ago.', MONDAY)).toBeUndefined();
     expect(resolveDueDate('Today we need to finalize the budget.', MONDAY)).toBeUndefined();
     expect(resolveDueDate('Finalize the budget for the March release.', MONDAY)).toBeUndefined();
+    expect(resolveDueDate('Can you make a folder for the minutes?', MONDAY)).toBeUndefined();
   });
 
   it('gives nothing for an unreadable recording date', () => {

@@ -7,12 +7,16 @@ const DEADLINE_CUE =
   /\b(?:by|before|until|till|due|on|for|no later than|latest|deadline is|deadline)\s*(?:the\s+)?$/i;
 /** Date phrases that are deadlines on their own ("tomorrow", "next Tuesday", "in two weeks"); not "today", which
  * usually means this meeting ("today we need to …"). */
-const SELF_CUED = /^(?:tomorrow|next\b|this\b|in\s|within\s|end of|the end of)/i;
+const SELF_CUED =
+  /^(?:tomorrow|next\b|this\b|in\s|within\s|end of|the end of|(?:on|by|before|until|till)\s)/i;
 /** "by the 15th": a day of the month, the next one on or after the reference day. */
 const DAY_OF_MONTH = /\b(?:by|before|until|till|due|on|for)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\b)/i;
 /** "by the end of the week", "end of month", "EOD", "EOW". */
 const PERIOD_END =
   /\b(?:(?:by\s+)?(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(day|week|month)|(eod|eow|eom))\b/i;
+
+const CALENDAR_WORD =
+  /\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\b|tomorrow|week|month|fortnight|year/i;
 
 function toDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
@@ -79,10 +83,15 @@ function resolveWithChrono(sentence: string, reference: number, today: number): 
     // A month alone ("for the March release") names no day to be due on.
     if (!start.isCertain('day') && !start.isCertain('weekday')) continue;
     if (/^(?:last|past|previous)\b/i.test(result.text) || /\bago\b/i.test(result.text)) continue;
+    // "folder for the minutes" is no date: a day is said with a number or a calendar word.
+    if (!CALENDAR_WORD.test(result.text)) continue;
     const cued = SELF_CUED.test(result.text) || DEADLINE_CUE.test(sentence.slice(0, result.index));
     if (!cued) continue;
-    const date = start.date().getTime();
+    let date = start.date().getTime();
     if (date < today) continue;
+    // "by Monday" said on a Monday is next Monday: a deadline the same day would be named "today".
+    if (start.isCertain('weekday') && !start.isCertain('day') && startOfUtcDay(date) === today)
+      date += 7 * DAY_MS;
     return toDate(date);
   }
   return undefined;

@@ -42,6 +42,8 @@ export const STOPWORDS = new Set(
 /** Annotation marks of some transcripts (`{vocalsound}`, `{disfmarker}`) and bracketed noises (`[laughter]`). */
 const ANNOTATION = /\{[a-z_]+\}|\[(?:laughter|laughs|crosstalk|inaudible|silence|music|noise|applause)\]/gi;
 const DISFLUENCY = /(^|[\s,])(?:u+m+|u+h+|e+r+m+|h+m+|mm+)\b[,.]?(?=\s|$)/gi;
+const FILLER_OPENER =
+  /([.!?])\s+(?:[Uu]+[Mm]+|[Uu]+[Hh]+|[Ee]+[Rr]+[Mm]+|[Hh]+[Mm]+|[Mm][Mm]+)\b\s*,?\s*(\p{Ll})/gu;
 const ABBREVIATIONS = new Set([
   'mr',
   'mrs',
@@ -66,6 +68,8 @@ export function cleanText(text: string): string {
       .replace(ANNOTATION, ' ')
       // Some transcribers split contractions ("it 's", "we 're"); rejoin them so they tokenize as one word.
       .replace(/(\p{L}) '(s|re|ve|ll|d|m|t)\b/giu, "$1'$2")
+      // "… control . Um , you will …": the filler opened a sentence, so the word after it does now.
+      .replace(FILLER_OPENER, (_, end: string, first: string) => `${end} ${first.toUpperCase()}`)
       .replace(DISFLUENCY, '$1')
       .replace(/\s+([,.!?;:])/g, '$1')
       .replace(/,(?:\s*,)+/g, ',')
