@@ -5,6 +5,7 @@ import { mcpRoutes } from './features/mcp/mcp.routes.ts';
 import { notesRoutes } from './features/notes/notes.routes.ts';
 import { recordingsRoutes } from './features/recordings/recordings.routes.ts';
 import { searchRoutes } from './features/search/search.routes.ts';
+import { searchReadiness } from './features/search/search-engine.ts';
 import { ensureSeeded } from './features/test-mode/seed.service.ts';
 import { webhooksRoutes } from './features/webhooks/webhooks.routes.ts';
 import type { AppEnv, Deps } from './http/context.ts';
@@ -26,10 +27,31 @@ export function buildApp(deps: Deps) {
   app.get('/readyz', async (c) => {
     try {
       await sql`SELECT 1`.execute(deps.db);
-      return c.json({ status: 'ok', database: deps.dialect });
     } catch {
       throw new AppError('unavailable', 'The database is not reachable.');
     }
+    // Prepared in the background at start (the first start builds the builtin embedder's cache).
+    const search = searchReadiness(deps);
+    if (search?.state === 'preparing') {
+      throw new AppError(
+        'unavailable',
+        'Search is being prepared (loading the embedder; the first start builds its cache, about 10 s).',
+        { headers: { 'Retry-After': '2' } },
+      );
+    }
+    if (search?.state === 'failed') {
+      // The cause is in the log, not here: this endpoint answers anyone.
+      throw new AppError(
+        'unavailable',
+        'Search could not be prepared; it is retried in the background (the server log says why).',
+        { headers: { 'Retry-After': '5' } },
+      );
+    }
+    return c.json({
+      status: 'ok',
+      database: deps.dialect,
+      ...(search?.mode ? { search: search.mode } : {}),
+    });
   });
 
   app.doc31('/v1/openapi.json', {

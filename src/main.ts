@@ -15,7 +15,7 @@ import type { Db, Dialect } from './db/schema.ts';
 import type { Deps } from './deps.ts';
 import { accountsRepo } from './features/accounts/accounts.repo.ts';
 import { createApiKey } from './features/api-keys/api-keys.service.ts';
-import { prepareSearch } from './features/search/search-engine.ts';
+import { prepareSearchInBackground, type SearchPreparation } from './features/search/search-engine.ts';
 import { newId } from './lib/ids.ts';
 import { createLogger } from './lib/logger.ts';
 import { nowIso } from './lib/time.ts';
@@ -105,6 +105,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   const database = openDatabase(config.database);
   let worker: BackgroundWorkers | undefined;
   let server: HttpServer | undefined;
+  let search: SearchPreparation | undefined;
   try {
     const applied = await migrate(database.db, database.dialect);
     if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
@@ -116,11 +117,18 @@ export async function startServer(config: Config, options: StartServerOptions = 
       logger,
       wakeWorker: () => worker?.wake(),
     };
-    // Picks the vector store, detects an index built by another embedder, and logs what search will do.
-    await prepareSearch(deps);
     const app = buildApp(deps);
     const listening = await listen(app.fetch, config);
     server = listening;
+    // Loads the embedder (the first start builds its cache: seconds), picks the vector store, detects an index
+    // built by another embedder and logs what search will do, without holding up the start: /readyz answers
+    // 503 from here (no request is read before this line runs) until it is done, and searches and the worker's
+    // indexing wait for it. Only once the port is bound, so a start that cannot bind exits at once; the work
+    // begins once the start is logged and the keys are printed.
+    let announced!: () => void;
+    search = prepareSearchInBackground(deps, {
+      after: new Promise<void>((resolve) => (announced = resolve)),
+    });
     const port = (listening.address() as AddressInfo).port;
     const url = `http://${clientHost(config.host)}:${port}`;
     // Only once the port is bound: keys created by a start that then fails would never be printed.
@@ -140,6 +148,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       logger.info({ account_id: first.accountId, email: first.email }, 'first start: created owner account');
       (options.out ?? process.stdout).write(formatFirstStart(first, url));
     }
+    announced();
     if (runWorker) worker = await startBackgroundWorkers(deps);
 
     let stopping: Promise<void> | undefined;
@@ -150,6 +159,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         const drain = setTimeout(() => listening.closeAllConnections(), options.drainMs ?? 10_000);
         await closed;
         clearTimeout(drain);
+        search?.stop();
         await worker?.stop();
         await database.close();
         logger.info('minutes stopped');
@@ -158,6 +168,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     };
     return { port, url, logger, stop };
   } catch (err) {
+    search?.stop();
     server?.close();
     server?.closeAllConnections();
     await worker?.stop().catch(() => {});

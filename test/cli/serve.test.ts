@@ -93,8 +93,37 @@ for (const dialect of DIALECTS) {
       }
       liveKey = keys.live!;
 
+      // Search is prepared in the background: on SQLite this first start builds the builtin embedder's cache
+      // (about 10 s), and the server answers meanwhile; /readyz says why it is not ready yet.
       expect((await get(server, '/healthz')).status).toBe(200);
-      expect((await get(server, '/readyz')).body).toMatchObject({ status: 'ok', database: dialect });
+      if (dialect === 'sqlite') {
+        const early = await get(server, '/readyz');
+        expect(early.status).toBe(503);
+        expect(early.body.error.message).toMatch(/search is being prepared/i);
+        expect(server.stdout()).toContain('building the builtin embedder cache');
+      }
+      let ready = await get(server, '/readyz');
+      await waitFor(async () => {
+        ready = await get(server, '/readyz');
+        return ready.status === 200;
+      }, 60_000);
+      expect(ready.body).toMatchObject({
+        status: 'ok',
+        database: dialect,
+        search: dialect === 'sqlite' ? 'hybrid' : 'keyword-only',
+      });
+      if (dialect === 'sqlite') {
+        // Listening came first, search (hybrid) seconds later.
+        const messages = server
+          .stdout()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => (JSON.parse(l) as { msg: string }).msg);
+        expect(messages.indexOf('minutes listening')).toBeGreaterThanOrEqual(0);
+        expect(messages.indexOf('minutes listening')).toBeLessThan(
+          messages.indexOf('search: hybrid keyword + vector'),
+        );
+      }
       const live = await get(server, '/v1/notes', keys.live);
       expect(live.status).toBe(200);
       expect(live.body.meta.total).toBe(0);
@@ -121,7 +150,8 @@ for (const dialect of DIALECTS) {
       expect(status).toBe('ready');
 
       expect(await server.stop()).toBe(0);
-    });
+      // The builtin embedder's cache is built during this test (about 10 s on an idle core, far more on a busy one).
+    }, 120_000);
 
     it('a later start (minutes serve) prints no keys, and the first keys still work', async () => {
       const server = await start([BIN, 'serve']);

@@ -14,8 +14,8 @@ export interface SearchResultBody {
 }
 
 /**
- * Creates a note through POST /v1/notes, runs the processing job, and indexes the note as the processing job
- * does after analysis (indexNote is idempotent, so this holds whether or not the job already did).
+ * Creates a note through POST /v1/notes and runs the processing job (which indexes the note as it publishes
+ * it), then re-indexes it with indexNote (idempotent: the same entries, vectors reused).
  */
 export async function addNote(
   h: Harness,

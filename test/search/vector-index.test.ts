@@ -55,6 +55,12 @@ async function seedNotes(deps: Deps): Promise<{ actor: Actor; ids: Record<string
     ids[name] = note.id;
   }
   await runDueJobs(deps);
+  // Processing wrote the index entries (and the vector) when it published each note.
+  const indexed = await sql<{ n: number }>`
+    SELECT count(*) AS n FROM search_notes WHERE note_id IN (${sql.join(Object.values(ids))})`.execute(
+    deps.db,
+  );
+  expect(Number(indexed.rows[0]!.n)).toBe(Object.keys(ids).length);
   for (const id of Object.values(ids))
     await indexNote(deps, { accountId: actor.accountId, mode: 'live' }, id);
   return { actor, ids };

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ActionItemsTable, Db, HighlightsTable, Mode } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { defineJob } from '../../jobs/define-job.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { newId } from '../../lib/ids.ts';
@@ -9,7 +10,8 @@ import { toActionItem } from '../action-items/action-items.view.ts';
 import { recordEvent } from '../events/events.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
 import { renderTranscript, toNoteDetail } from '../notes/notes.view.ts';
-import { indexNote } from '../search/index-note.ts';
+import { type PreparedNoteIndex, prepareNoteIndex, writeNoteIndex } from '../search/index-note.ts';
+import { getSearchEngine } from '../search/search-engine.ts';
 import { type AudioStorage, createAudioStorage } from '../storage/audio-storage.ts';
 import { processingRepo, type Space } from './processing.repo.ts';
 import { type Analyzer, builtinAnalyzer, createAnalyzer } from './providers/analyzer.ts';
@@ -46,7 +48,7 @@ export const processNoteJob = defineJob({
   payload: ProcessNotePayload,
   run: async ({ note_id }, { deps, job, logger }) => {
     await processNote({
-      db: deps.db,
+      deps,
       space: { accountId: job.accountId, mode: job.mode },
       noteId: note_id,
       logger,
@@ -57,8 +59,6 @@ export const processNoteJob = defineJob({
       },
       lastAttempt: job.attempt >= job.maxAttempts,
     });
-    // Idempotent, and a failure retries the job: a processed note always ends up searchable.
-    await indexNote(deps, { accountId: job.accountId, mode: job.mode }, note_id);
   },
   // Never leave a note in `processing` once its job has given up.
   onFinalFailure: async ({ note_id }, { db, job, cause, logger }) => {
@@ -82,7 +82,8 @@ function describeFailure(cause: unknown, attempts: number): string {
 }
 
 export interface ProcessNoteOptions {
-  db: Db;
+  /** The database, and the search engine the note is indexed with. */
+  deps: Deps;
   space: Space;
   noteId: string;
   logger: Logger;
@@ -90,19 +91,25 @@ export interface ProcessNoteOptions {
   analyzer?: Analyzer;
   /** For notes made from audio: where the audio is and who transcribes it (none configured: the note fails). */
   transcription?: { transcriber: Transcriber | undefined; storage: AudioStorage };
-  /** The job's last attempt: providers settle for their fallback instead of asking for a retry. */
+  /**
+   * The job's last attempt: providers settle for their fallback instead of asking for a retry (an embedder that
+   * fails then leaves the note indexed for keyword search only, rather than failing it).
+   */
   lastAttempt?: boolean;
 }
 
 /**
  * Runs the pipeline of one note: transcription first when the note was made from audio and has no transcript
- * yet (committed on its own, so a retry does not transcribe again), then analysis, and, in one transaction,
- * stores action items and highlights, marks the note ready (keeping a title the user set) and writes
- * `action_item.created` per item, then `note.processed`. A failure retrying cannot fix (no transcriber
- * configured, the provider refusing the audio, no speech) marks the note failed at once with the reason.
+ * yet (committed on its own, so a retry does not transcribe again), then analysis, then the note's search
+ * index entries are chunked and embedded (outside any transaction: the embedder may be a remote provider),
+ * and, in one transaction, it stores action items and highlights, marks the note ready (keeping a title the
+ * user set), writes the search index entries and writes `action_item.created` per item, then
+ * `note.processed`. So a note is searchable when `note.processed` is delivered, and a failure of any of it
+ * publishes nothing (the job retries). A failure retrying cannot fix (no transcriber configured, the
+ * provider refusing the audio, no speech) marks the note failed at once with the reason.
  */
 export async function processNote({
-  db,
+  deps,
   space,
   noteId,
   logger,
@@ -110,6 +117,7 @@ export async function processNote({
   transcription,
   lastAttempt = true,
 }: ProcessNoteOptions): Promise<'processed' | 'skipped' | 'failed'> {
+  const { db } = deps;
   const note = await notesRepo.find(db, space, noteId);
   if (!note || note.status === 'ready') {
     logger.info({ note_id: noteId }, note ? 'note is ready already' : 'note was deleted; nothing to process');
@@ -146,62 +154,107 @@ export async function processNote({
     throw err;
   }
 
-  return db.transaction().execute(async (trx) => {
-    const now = Date.now();
-    const updated = await processingRepo.markReady(trx, space, noteId, {
-      title: analysis.title,
-      summary: analysis.summary,
-      now: toIso(now),
-    });
-    // Deleted, or finished by another worker, since it was read above.
-    if (!updated) return 'skipped';
-
-    const owned = { note_id: noteId, account_id: space.accountId, mode: space.mode };
-    const actionItems: ActionItemsTable[] = analysis.action_items.map((item, i) => {
-      // One millisecond apart, so that listings ordered by created_at show the items in transcript order.
-      const createdAt = toIso(now + i);
-      return {
-        ...owned,
-        id: newId('actionItem'),
-        text: item.text,
-        assignee: item.assignee ?? null,
-        due: item.due ?? null,
-        status: 'pending',
-        created_at: createdAt,
-        updated_at: createdAt,
-        completed_at: null,
-      };
-    });
-    const highlights: HighlightsTable[] = analysis.highlights.map((h) => ({
+  const now = Date.now();
+  const owned = { note_id: noteId, account_id: space.accountId, mode: space.mode };
+  const actionItems: ActionItemsTable[] = analysis.action_items.map((item, i) => {
+    // One millisecond apart, so that listings ordered by created_at show the items in transcript order.
+    const createdAt = toIso(now + i);
+    return {
       ...owned,
-      id: newId('highlight'),
-      timestamp_ms: h.timestamp_ms,
-      text: h.text,
-      created_at: toIso(now),
-    }));
-    await processingRepo.replaceActionItems(trx, noteId, actionItems);
-    await processingRepo.replaceHighlights(trx, noteId, highlights);
+      id: newId('actionItem'),
+      text: item.text,
+      assignee: item.assignee ?? null,
+      due: item.due ?? null,
+      status: 'pending',
+      created_at: createdAt,
+      updated_at: createdAt,
+      completed_at: null,
+    };
+  });
+  const highlights: HighlightsTable[] = analysis.highlights.map((h) => ({
+    ...owned,
+    id: newId('highlight'),
+    timestamp_ms: h.timestamp_ms,
+    text: h.text,
+    created_at: toIso(now),
+  }));
+  // The order GET /v1/notes/:id (and the search index, when it re-reads the note) uses.
+  const sortedHighlights = [...highlights].sort(
+    (a, b) => a.timestamp_ms - b.timestamp_ms || compareIds(a.id, b.id),
+  );
+  const engine = await getSearchEngine(deps);
 
-    for (const item of actionItems) await recordEvent(trx, space, 'action_item.created', toActionItem(item));
-    const detail = toNoteDetail(
-      updated,
+  // The index is prepared for the title the note will have: the user's when they set one, else the analysis's.
+  // A rename between this and the transaction is seen there (the title differs): prepared again.
+  let current: { title: string; title_locked: number } = note;
+  for (let round = 1; ; round++) {
+    const title = current.title_locked === 1 ? current.title : analysis.title;
+    const index = await prepareNoteIndex(
+      deps,
+      engine,
+      noteId,
       {
-        segments: [],
+        title,
+        summary: analysis.summary,
+        segments,
         speakers,
-        // The order GET /v1/notes/:id uses, so the event and the API agree.
-        highlights: [...highlights].sort((a, b) => a.timestamp_ms - b.timestamp_ms || compareIds(a.id, b.id)),
+        highlights: sortedHighlights,
         actionItems,
       },
-      false,
+      { withoutVectorsOnFailure: lastAttempt },
     );
-    await recordEvent(trx, space, 'note.processed', detail);
-    logger.info(
-      { note_id: noteId, action_items: actionItems.length, highlights: highlights.length },
-      'note processed',
-    );
-    return 'processed';
-  });
+    const outcome = await publish(index, round < RENAME_ROUNDS);
+    if (outcome !== 'renamed') return outcome;
+    const reread = await notesRepo.find(db, space, noteId);
+    if (!reread || reread.status === 'ready') return 'skipped';
+    current = reread;
+  }
+
+  function publish(index: PreparedNoteIndex, recheck: boolean) {
+    return db
+      .transaction()
+      .execute(async (trx) => {
+        // On PostgreSQL this UPDATE locks the note's row first, as every writer of its index entries does.
+        const updated = await processingRepo.markReady(trx, space, noteId, {
+          title: analysis.title,
+          summary: analysis.summary,
+          now: toIso(now),
+        });
+        // Deleted, or finished by another worker, since it was read above.
+        if (!updated) return 'skipped' as const;
+        // Renamed by its owner since the index was prepared: roll back, prepare again.
+        if (recheck && updated.title !== index.title) throw new Renamed();
+        await processingRepo.replaceActionItems(trx, noteId, actionItems);
+        await processingRepo.replaceHighlights(trx, noteId, highlights);
+        await writeNoteIndex(trx, engine, space, noteId, index);
+
+        for (const item of actionItems)
+          await recordEvent(trx, space, 'action_item.created', toActionItem(item));
+        const detail = toNoteDetail(
+          updated,
+          // The order GET /v1/notes/:id uses, so the event and the API agree.
+          { segments: [], speakers, highlights: sortedHighlights, actionItems },
+          false,
+        );
+        await recordEvent(trx, space, 'note.processed', detail);
+        logger.info(
+          { note_id: noteId, action_items: actionItems.length, highlights: highlights.length },
+          'note processed',
+        );
+        return 'processed' as const;
+      })
+      .catch((err: unknown) => {
+        if (err instanceof Renamed) return 'renamed' as const;
+        throw err;
+      });
+  }
 }
+
+/** How often a publish is prepared again because the note was renamed meanwhile; the last one keeps what it has. */
+const RENAME_ROUNDS = 3;
+
+/** Thrown to roll back a publish whose prepared index holds a title the note no longer has. */
+class Renamed extends Error {}
 
 /**
  * Transcribes the audio of a note and stores segments, speakers and transcript text in one transaction.

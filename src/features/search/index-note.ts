@@ -4,7 +4,7 @@ import type { Db } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { nowIso } from '../../lib/time.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
-import { chunkNote } from './chunk-note.ts';
+import { chunkNote, type NoteContent } from './chunk-note.ts';
 import { isZero, normalize } from './embedders/embedder.ts';
 import { type NewChunkRow, type Space, searchRepo } from './search.repo.ts';
 import { bytesToVector, vectorToBytes } from './search.tables.ts';
@@ -18,37 +18,28 @@ import {
 
 const textHash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
-/**
- * (Re)builds the index entries of one note: chunks it, embeds what changed (an unchanged chunk keeps its
- * vector, so renaming a note embeds one title), and replaces its chunks, keyword entries and vectors in one
- * transaction. A note that is gone or not processed yet is removed from the index instead. Idempotent; call
- * it after processing, after a title change, and from `reindex`. Throws when the embedder fails (the
- * processing job then retries).
- */
-export async function indexNote(deps: Deps, space: Space, noteId: string): Promise<'indexed' | 'removed'> {
-  const engine = await getSearchEngine(deps);
-  const note = await notesRepo.find(deps.db, space, noteId);
-  if (note?.status !== 'ready') {
-    await removeNoteFromIndex(deps, space, noteId);
-    return 'removed';
-  }
-  const [segments, speakers, highlights, actionItems] = await Promise.all([
-    notesRepo.segments(deps.db, noteId),
-    notesRepo.speakers(deps.db, noteId),
-    notesRepo.highlights(deps.db, noteId),
-    notesRepo.actionItems(deps.db, noteId),
-  ]);
-  const chunks = chunkNote({
-    title: note.title,
-    summary: note.summary,
-    segments,
-    speakers,
-    highlights,
-    actionItems,
-  });
+/** A note's index entries, chunked and embedded (outside any transaction), ready to be written in one. */
+export interface PreparedNoteIndex {
+  /** The title the chunks hold: the writer checks, inside its transaction, that it is still the note's. */
+  title: string;
+  rows: NewChunkRow[];
+}
 
-  const embedder = engine.embedder;
-  const rows: NewChunkRow[] = chunks.map((c) => ({
+/**
+ * Chunks a note and embeds what changed since it was last indexed (a chunk whose text is unchanged keeps its
+ * vector, so renaming a note embeds one title). Reads and embeds only, so that no transaction is held open
+ * while a provider answers: write the result with writeNoteIndex in the transaction that needs it. Throws
+ * when the embedder fails, unless `withoutVectorsOnFailure`: the chunks then go without vectors (keyword
+ * search finds the note; `minutes reindex` adds the vectors later) and a warning is logged.
+ */
+export async function prepareNoteIndex(
+  deps: Deps,
+  engine: SearchEngine,
+  noteId: string,
+  content: NoteContent,
+  options: { withoutVectorsOnFailure?: boolean } = {},
+): Promise<PreparedNoteIndex> {
+  const rows: NewChunkRow[] = chunkNote(content).map((c) => ({
     kind: c.kind,
     position: c.position,
     start_ms: c.startMs,
@@ -58,43 +49,52 @@ export async function indexNote(deps: Deps, space: Space, noteId: string): Promi
     embedding: null,
     embedder: null,
   }));
+  const embedder = engine.embedder;
   if (embedder) {
     const reusable = new Map<string, Uint8Array>();
     for (const old of await searchRepo.existingEmbeddings(deps.db, noteId)) {
       if (old.embedder === embedder.id && old.embedding) reusable.set(old.text_hash, old.embedding);
     }
     const missing = rows.filter((r) => !reusable.has(r.text_hash));
-    const vectors = await embedder.embed(
-      missing.map((r) => r.text),
-      'passage',
-    );
-    for (const [i, r] of missing.entries()) reusable.set(r.text_hash, vectorToBytes(vectors[i]!));
-    for (const r of rows) {
-      r.embedding = reusable.get(r.text_hash) ?? null;
-      r.embedder = embedder.id;
+    let vectors: Float32Array[] | undefined;
+    try {
+      vectors = missing.length
+        ? await embedder.embed(
+            missing.map((r) => r.text),
+            'passage',
+          )
+        : [];
+    } catch (err) {
+      if (!options.withoutVectorsOnFailure) throw err;
+      deps.logger.warn(
+        { err, note_id: noteId, embedder: embedder.id },
+        'could not embed the note; indexed for keyword search only (run `npx minutes reindex` to add its vectors)',
+      );
+    }
+    if (vectors) {
+      for (const [i, r] of missing.entries()) reusable.set(r.text_hash, vectorToBytes(vectors[i]!));
+      for (const r of rows) {
+        r.embedding = reusable.get(r.text_hash) ?? null;
+        r.embedder = embedder.id;
+      }
     }
   }
-
-  return deps.db.transaction().execute(async (trx) => {
-    // Serialises concurrent re-indexing of one note (a rename during processing) on PostgreSQL.
-    if (deps.dialect === 'postgres') {
-      const locked = await sql`SELECT id FROM notes WHERE id = ${noteId} FOR UPDATE`.execute(trx);
-      if (!locked.rows.length) return 'removed' as const;
-    } else if (!(await notesRepo.find(trx, space, noteId))) {
-      return 'removed' as const;
-    }
-    await replaceChunks(trx, engine, space, noteId, rows);
-    return 'indexed' as const;
-  });
+  return { title: content.title, rows };
 }
 
-async function replaceChunks(
+/**
+ * Writes prepared entries: replaces the note's chunks, keyword entries and vector (the vec0 row on SQLite, the
+ * pgvector row on PostgreSQL). Call it inside the transaction that makes the note's state final (processing
+ * publishing it, indexNote holding the note's row), so the index and the note commit together.
+ */
+export async function writeNoteIndex(
   db: Db,
   engine: SearchEngine,
   space: Space,
   noteId: string,
-  rows: NewChunkRow[],
+  prepared: PreparedNoteIndex,
 ): Promise<void> {
+  const { rows } = prepared;
   await searchRepo.deleteNote(db, noteId);
   await searchRepo.insertChunks(db, space, noteId, rows);
   const vector = noteVector(rows);
@@ -107,11 +107,79 @@ async function replaceChunks(
     }
   }
   await searchRepo.markIndexed(db, space, noteId, {
-    embedder: rows[0]?.embedder ?? null,
+    embedder: rows.find((r) => r.embedder)?.embedder ?? null,
     embedding: vector ? vectorToBytes(vector) : null,
     chunkCount: rows.length,
     at: nowIso(),
   });
+}
+
+/** The note's searchable content as stored (what processing indexed when it published the note). */
+async function storedContent(
+  db: Db,
+  note: { id: string; title: string; summary: string },
+): Promise<NoteContent> {
+  const [segments, speakers, highlights, actionItems] = await Promise.all([
+    notesRepo.segments(db, note.id),
+    notesRepo.speakers(db, note.id),
+    notesRepo.highlights(db, note.id),
+    notesRepo.actionItems(db, note.id),
+  ]);
+  return { title: note.title, summary: note.summary, segments, speakers, highlights, actionItems };
+}
+
+/**
+ * The note's status and title, its row locked until the transaction ends on PostgreSQL (SQLite has one
+ * writer at a time anyway). Index writers lock the note first, as processing's markReady does, so they wait
+ * for each other in one order.
+ */
+async function lockNote(db: Db, deps: Deps, space: Space, noteId: string) {
+  return db
+    .selectFrom('notes')
+    .select(['status', 'title'])
+    .where('id', '=', noteId)
+    .where('account_id', '=', space.accountId)
+    .where('mode', '=', space.mode)
+    .$if(deps.dialect === 'postgres', (qb) => qb.forUpdate())
+    .executeTakeFirst();
+}
+
+/** Rounds of indexNote when the note keeps changing between reading and writing (a rename each time). */
+const INDEX_ROUNDS = 5;
+
+/**
+ * (Re)builds the index entries of one note from what is stored: reads and embeds outside any transaction,
+ * then, holding the note's row, checks that it is still ready with the same title and replaces its chunks,
+ * keyword entries and vector in one transaction (when it changed meanwhile, it reads again). A note that is
+ * gone or not processed is removed from the index instead. Idempotent; used after a title change, by the
+ * search catch-up and by `reindex` (processing writes the index in its own publishing transaction). Throws
+ * when the embedder fails.
+ */
+export async function indexNote(deps: Deps, space: Space, noteId: string): Promise<'indexed' | 'removed'> {
+  const engine = await getSearchEngine(deps);
+  for (let round = 1; ; round++) {
+    const note = await notesRepo.find(deps.db, space, noteId);
+    const prepared =
+      note?.status === 'ready'
+        ? await prepareNoteIndex(deps, engine, noteId, await storedContent(deps.db, note))
+        : undefined;
+    const result = await deps.db.transaction().execute(async (trx) => {
+      const current = await lockNote(trx, deps, space, noteId);
+      if (current?.status !== 'ready') {
+        if (current && engine.vectorsReady && engine.embedder) {
+          await engine.store.remove(trx, engine.embedder.dims, [noteId]);
+        }
+        await searchRepo.deleteNote(trx, noteId);
+        return 'removed' as const;
+      }
+      // Processed, or renamed, since it was read: read it again.
+      if (!prepared || current.title !== prepared.title) return 'changed' as const;
+      await writeNoteIndex(trx, engine, space, noteId, prepared);
+      return 'indexed' as const;
+    });
+    if (result !== 'changed') return result;
+    if (round >= INDEX_ROUNDS) throw new Error(`note ${noteId} kept changing while it was being indexed`);
+  }
 }
 
 /** The note's vector: the normalised mean of its (non-zero) chunk vectors; null when it has none. */
@@ -135,13 +203,16 @@ function noteVector(rows: readonly NewChunkRow[]): Float32Array | null {
  */
 export async function removeNoteFromIndex(
   deps: Deps,
-  _space: Space,
+  space: Space,
   noteId: string,
   db: Db = deps.db,
 ): Promise<void> {
-  // A delete does not load the embedder: without a started engine the vector stays, and the next search
-  // that meets it drops it. First the vector (sqlite-vec finds it through the note's row), then the rows.
-  const engine = await startedSearchEngine(deps);
+  // The note's row first, as every index writer locks it first (PostgreSQL): no deadlock with processing.
+  if (deps.dialect === 'postgres' && db !== deps.db) await lockNote(db, deps, space, noteId);
+  // A delete neither loads the embedder nor waits for it (at start it may be building): without a ready
+  // engine the vector stays, and the next search that meets it drops it (pgvector: the foreign key does).
+  // First the vector (sqlite-vec finds it through the note's row), then the rows.
+  const engine = startedSearchEngine(deps);
   if (engine?.vectorsReady && engine.embedder) await engine.store.remove(db, engine.embedder.dims, [noteId]);
   await searchRepo.deleteNote(db, noteId);
 }

@@ -63,6 +63,8 @@ export async function createEmbedder(config: Config, logger?: Logger): Promise<E
 }
 
 const engines = new WeakMap<Deps, Promise<SearchEngine>>();
+/** Engines whose initialisation has finished (what a caller that must not wait can use). */
+const settledEngines = new WeakMap<Deps, SearchEngine>();
 /** How long a failed embedder load or a mismatch is remembered before looking again. */
 const RECHECK_MS = 30_000;
 
@@ -72,14 +74,20 @@ export function getSearchEngine(deps: Deps): Promise<SearchEngine> {
   if (!engine) {
     engine = initEngine(deps);
     engines.set(deps, engine);
-    engine.catch(() => engines.delete(deps));
+    engine.then(
+      (settled) => settledEngines.set(deps, settled),
+      () => engines.delete(deps),
+    );
   }
   return engine;
 }
 
-/** The engine if this process has started one; a caller that must stay cheap (a delete) does not start it. */
-export function startedSearchEngine(deps: Deps): Promise<SearchEngine> | undefined {
-  return engines.get(deps);
+/**
+ * The engine if this process has one ready; a caller that must stay cheap and must not wait (a delete, inside
+ * its transaction) neither starts one nor waits for one being prepared.
+ */
+export function startedSearchEngine(deps: Deps): SearchEngine | undefined {
+  return settledEngines.get(deps);
 }
 
 async function initEngine(deps: Deps): Promise<SearchEngine> {
@@ -170,12 +178,38 @@ export interface SearchStatus {
   notes: { indexed: number; stale: number; ready: number };
 }
 
+/** Whether search can answer now: reported by GET /readyz. */
+export interface SearchReadiness {
+  state: 'preparing' | 'ready' | 'failed';
+  /** What search runs with once ready. */
+  mode?: 'hybrid' | 'keyword-only';
+  /** Why preparing failed (retried in the background), or why vectors are not used. */
+  problem?: string;
+}
+
+const readiness = new WeakMap<Deps, SearchReadiness>();
+
+/** Undefined when this process never prepared search at start (tests, the CLI): it starts on first use. */
+export function searchReadiness(deps: Deps): SearchReadiness | undefined {
+  const state = readiness.get(deps);
+  const engine = settledEngines.get(deps);
+  // Vectors may come (an embedder that answers again, a reindex elsewhere) or go after the start: as of now.
+  if (state?.state === 'ready' && engine)
+    return { ...state, mode: engine.vectorsReady ? 'hybrid' : 'keyword-only' };
+  return state;
+}
+
 /**
  * Start hook (main.ts, after migrations): loads the embedder (building the builtin cache once), picks the vector
- * store, detects an index built by another embedder, and logs what search will do. Never throws: search then
- * runs keyword-only and the log says why.
+ * store, detects an index built by another embedder, and logs what search will do. Never throws: a failure is
+ * logged and reported (searchReadiness: `failed`), and search retries on first use; an unusable embedder or
+ * vector store leaves search keyword-only, and the log says why.
  */
-export async function prepareSearch(deps: Deps): Promise<SearchStatus | undefined> {
+export async function prepareSearch(
+  deps: Deps,
+  options: { stopped?: () => boolean } = {},
+): Promise<SearchStatus | undefined> {
+  readiness.set(deps, { state: 'preparing' });
   try {
     const engine = await getSearchEngine(deps);
     const id = engine.embedder?.id;
@@ -205,9 +239,78 @@ export async function prepareSearch(deps: Deps): Promise<SearchStatus | undefine
         'some notes are not in the search index (or were embedded by another model); run `npx minutes reindex`',
       );
     }
+    readiness.set(deps, {
+      state: 'ready',
+      mode: engine.vectorsReady ? 'hybrid' : 'keyword-only',
+      ...(engine.indexEmbedder
+        ? { problem: `the index was built with ${engine.indexEmbedder}; run \`npx minutes reindex\`` }
+        : engine.vectorProblem
+          ? { problem: engine.vectorProblem }
+          : {}),
+    });
     return status;
   } catch (err) {
-    deps.logger.error({ err }, 'search could not be prepared; it will retry on first use');
+    // The server stopping (its database closed) under a preparation in progress is no failure to report.
+    if (options.stopped?.()) return undefined;
+    deps.logger.error(
+      { err },
+      'search could not be prepared; it is retried in the background (and on first use)',
+    );
+    readiness.set(deps, {
+      state: 'failed',
+      problem: err instanceof Error && err.message ? err.message : String(err),
+    });
     return undefined;
   }
+}
+
+export interface SearchPreparation {
+  /** Settles once search is prepared, or once stop() was called; never rejects. */
+  done: Promise<SearchStatus | undefined>;
+  /** Stops retrying (a preparation in progress runs to its end; a failure of it is no longer logged). */
+  stop(): void;
+}
+
+/**
+ * prepareSearch without holding up the start: the server listens at once (GET /readyz answers 503 meanwhile),
+ * searches and the worker's indexing wait for the same engine. Reported as `preparing` from this call on; the
+ * work starts once `after` settles (main.ts: once the start is logged and the first-start keys are printed, as
+ * loading the builtin embedder's cache blocks the event loop for a moment). A failed preparation is retried
+ * after `retryMs` (doubling, at most a minute) until it succeeds or stop() is called.
+ */
+export function prepareSearchInBackground(
+  deps: Deps,
+  options: { retryMs?: number; after?: Promise<unknown> } = {},
+): SearchPreparation {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+      if (Number.isFinite(ms)) {
+        timer = setTimeout(resolve, ms);
+        timer.unref();
+      }
+    });
+  readiness.set(deps, { state: 'preparing' });
+  const done = (async () => {
+    if (options.after) await Promise.race([options.after.catch(() => {}), sleep(Number.POSITIVE_INFINITY)]);
+    let delay = options.retryMs ?? 5_000;
+    while (!stopped) {
+      const status = await prepareSearch(deps, { stopped: () => stopped });
+      if (status || stopped) return status;
+      await sleep(delay);
+      delay = Math.min(60_000, delay * 2);
+    }
+    return undefined;
+  })();
+  return {
+    done,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      wake?.();
+    },
+  };
 }

@@ -100,7 +100,8 @@ export async function gatherEvidence(
   const query = analyzeQuery(input.query);
   const filters: SearchFilters = { from: input.from, to: input.to, tag: input.tag };
   const filtered = Boolean(filters.from || filters.to || filters.tag);
-  const spaceSize = await countNotesCached(deps, space);
+  // Cached for a few seconds: a note processed since then still counts (below), or its terms would weigh < 0.
+  let spaceSize = await countNotesCached(deps, space);
 
   // Rarity of the query's terms in this space: which terms retrieve, coverage weights, the rare-term rule.
   const rareLimit = Math.max(1, Math.floor(RARE_SHARE * spaceSize));
@@ -114,6 +115,7 @@ export async function gatherEvidence(
         spaceSize,
       )
     : new Map<string, number>();
+  spaceSize = Math.max(spaceSize, ...df.values());
   const weights = new Map<string, number>();
   query.terms.forEach((term, i) => {
     const d = df.get(term) ?? 0;
@@ -166,6 +168,7 @@ export async function gatherEvidence(
     (await searchRepo.notesForResults(deps.db, space, [...byNote.keys()], filters)).map((n) => [n.id, n]),
   );
   for (const id of [...byNote.keys()]) if (!notes.has(id)) byNote.delete(id);
+  spaceSize = Math.max(spaceSize, notes.size);
 
   // The notes worth a closer look: the best by keywords and the nearest by meaning.
   const keywordLead = [...byNote.entries()]

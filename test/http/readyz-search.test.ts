@@ -1,0 +1,174 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { Deps } from '../../src/deps.ts';
+import { prepareSearchInBackground, searchReadiness } from '../../src/features/search/search-engine.ts';
+import { DIALECTS } from '../helpers/dialects.ts';
+import { type Harness, useHarness } from '../helpers/harness.ts';
+
+// The server listens before search is prepared (the first start builds the builtin embedder's cache, about
+// 10 s): /healthz answers at once, /readyz says 503 until search is ready, searches wait for it.
+
+/** An OpenAI-compatible embeddings endpoint that holds every request until released. */
+async function slowEmbeddings() {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let requests = 0;
+  const server: Server = createServer(async (req, res) => {
+    requests++;
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    await released;
+    const input = JSON.parse(Buffer.concat(chunks).toString()).input as string[];
+    const data = input.map((text, index) => {
+      const v = new Array(8).fill(0.01);
+      for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) v[w.length % 8] += 1;
+      return { index, embedding: v };
+    });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    release,
+    requests: () => requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Deps of their own (the engine and the readiness are per deps), with log lines captured. */
+function depsOf(h: Harness, env: Record<string, string> = {}) {
+  const lines: { level: number; msg: string }[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  const deps: Deps = {
+    ...h.deps,
+    config: {
+      ...loadConfig({ WORKER: 'false', RATE_LIMIT_PER_MINUTE: '0', ...env }),
+      database: h.deps.config.database,
+    },
+    logger,
+  };
+  return { deps, lines, app: buildApp(deps) };
+}
+
+async function get(app: ReturnType<typeof buildApp>, path: string) {
+  const res = await app.request(path);
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+}
+
+describe('search prepared in the background (sqlite, an embedder that takes its time)', () => {
+  const h = useHarness('sqlite');
+  let embeddings: Awaited<ReturnType<typeof slowEmbeddings>>;
+  beforeAll(async () => {
+    embeddings = await slowEmbeddings();
+  });
+  afterAll(async () => {
+    embeddings.release();
+    await embeddings.close();
+  });
+
+  it('/healthz answers at once, /readyz is 503 until search is ready, a search waits for it', async () => {
+    const { deps, app, lines } = depsOf(h, {
+      EMBEDDER: 'openai',
+      EMBEDDER_BASE_URL: embeddings.url,
+      EMBEDDER_MODEL: 'tiny',
+    });
+    const tenant = await h.tenant();
+    // The harness app has no background preparation: ready as soon as the database answers.
+    expect((await h.request('GET', '/readyz')).body).toEqual({ status: 'ok', database: 'sqlite' });
+
+    const preparation = prepareSearchInBackground(deps);
+    expect(searchReadiness(deps)).toEqual({ state: 'preparing' });
+    const started = Date.now();
+    expect((await get(app, '/healthz')).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const notReady = await get(app, '/readyz');
+    expect(notReady.status).toBe(503);
+    expect(notReady.body.error).toMatchObject({ code: 'unavailable', type: 'api_error' });
+    expect(notReady.body.error.message).toMatch(/search is being prepared/i);
+    expect(notReady.headers.get('retry-after')).toBe('2');
+
+    // A search waits for the engine instead of failing.
+    let answered = false;
+    const searching = Promise.resolve(
+      app.request('/v1/search', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.liveKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'budget' }),
+      }),
+    ).then((res) => {
+      answered = true;
+      return res;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(answered).toBe(false);
+    expect(embeddings.requests()).toBeGreaterThanOrEqual(1);
+
+    embeddings.release();
+    const status = await preparation.done;
+    expect(status).toMatchObject({ vectorStore: 'sqlite-vec', embedder: 'openai:tiny', vectorsReady: true });
+    expect((await searching).status).toBe(200);
+    expect(await get(app, '/readyz')).toMatchObject({
+      status: 200,
+      body: { status: 'ok', database: 'sqlite', search: 'hybrid' },
+    });
+    expect(lines.some((l) => l.msg === 'search: hybrid keyword + vector')).toBe(true);
+  });
+});
+
+for (const dialect of DIALECTS) {
+  describe(`a search preparation that fails (${dialect})`, () => {
+    const h = useHarness(dialect);
+
+    it('is logged, reported by /readyz (no details), retried, and never an unhandled rejection', async () => {
+      const { deps, app, lines } = depsOf(h);
+      await sql`ALTER TABLE search_notes RENAME TO search_notes_gone`.execute(h.db.db);
+      let preparation: ReturnType<typeof prepareSearchInBackground> | undefined;
+      try {
+        preparation = prepareSearchInBackground(deps, { retryMs: 50 });
+        await until(() => searchReadiness(deps)?.state === 'failed');
+        const res = await get(app, '/readyz');
+        expect(res.status).toBe(503);
+        expect(res.body.error.code).toBe('unavailable');
+        expect(res.body.error.message).toMatch(/search could not be prepared/i);
+        expect(JSON.stringify(res.body)).not.toMatch(/search_notes|no such table|does not exist/i);
+        expect((await get(app, '/healthz')).status).toBe(200);
+        const logged = lines.find((l) => l.msg.startsWith('search could not be prepared'));
+        expect(logged?.level).toBe(50);
+      } finally {
+        await sql`ALTER TABLE search_notes_gone RENAME TO search_notes`.execute(h.db.db);
+      }
+      // The next try succeeds.
+      expect(await preparation.done).toMatchObject({ notes: { indexed: 0 } });
+      expect(searchReadiness(deps)?.state).toBe('ready');
+      expect((await get(app, '/readyz')).status).toBe(200);
+    });
+
+    it('stop() ends the retries', async () => {
+      const { deps } = depsOf(h);
+      await sql`ALTER TABLE search_notes RENAME TO search_notes_gone`.execute(h.db.db);
+      try {
+        const preparation = prepareSearchInBackground(deps, { retryMs: 60_000 });
+        await until(() => searchReadiness(deps)?.state === 'failed');
+        preparation.stop();
+        expect(await preparation.done).toBeUndefined();
+      } finally {
+        await sql`ALTER TABLE search_notes_gone RENAME TO search_notes`.execute(h.db.db);
+      }
+    });
+  });
+}
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
