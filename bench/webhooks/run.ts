@@ -280,8 +280,16 @@ async function main() {
         'process would be. Without a wake, latency is bounded by `WEBHOOKS_POLL_MS` (200 ms).',
       '- Reading the figures: a latency row whose achieved rate is below BENCH_RATE was backlogged (the writer and ' +
         'the worker share one SQLite connection; PostgreSQL commits of the writer wait ~3 ms for the WAL flush on ' +
-        'this sandbox). The machine has 2 vCPUs shared by the bench, the receiver and PostgreSQL; figures vary by ' +
-        '±50% between runs. Goal of issue 5 (≥ 50% of the direct baseline) is not met yet: see docs/webhooks.md.',
+        'this sandbox). The machine has 2 vCPUs shared by the bench, the receiver, PostgreSQL and other work; the ' +
+        'baseline itself varied from ~3,400 to ~11,800/s between runs on 2026-11-23, so compare the ratios of one run.',
+      '- What the worker does per cycle (see docs/webhooks.md, *The worker*): the outcomes of the attempts that ' +
+        'finished since the last cycle and the claim of due deliveries with their webhook and event go together ' +
+        '(SQLite: one transaction; PostgreSQL: one statement each, sent at once on two connections, two cycles in ' +
+        'flight). A slot is free when its HTTP attempt ends. Fan-out alternates with delivery, 500 events at a time.',
+      '- Before/after of that change, 2026-11-23, old and new code run back to back on a quiet moment of the ' +
+        'machine (baselines 11,100–11,800/s): SQLite worker 3,136–3,200 → 3,663–3,705 deliveries/s (27–29% → 33%), ' +
+        'PostgreSQL worker 1,532–1,834 → 2,545–2,653 (13–16% → 23–24%); SQLite latency p99 at 1,000 events/s ' +
+        '53–859 ms → 22–29 ms. The goal of issue 5 (≥ 50%) is not met: see docs/webhooks.md, *Performance status*.',
       '',
     ].join('\n');
     console.log(`\n${section}`);

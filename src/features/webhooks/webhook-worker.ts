@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { WEBHOOK_EVENTS_CHANNEL } from '../../db/migrations/0002-webhooks.ts';
-import type { Db, Dialect } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import { toIso } from '../../lib/time.ts';
@@ -14,11 +13,13 @@ import {
   type Outcome,
 } from './delivery/deliveries.repo.ts';
 import { type AttemptResult, executeDelivery } from './delivery/execute-delivery.ts';
-import { fanOutEvents } from './delivery/fan-out-events.ts';
+import { fanOutSome } from './delivery/fan-out-events.ts';
 import { maxAttempts, retryDelayMs } from './delivery/retry-policy.ts';
 import {
+  createCachingLookup,
   createOutboundAgents,
   createOutboundPolicy,
+  type Lookup,
   type OutboundAgents,
   type OutboundPolicy,
 } from './outbound/guarded-request.ts';
@@ -42,54 +43,11 @@ interface Runtime {
   workerId: string;
   policy: OutboundPolicy;
   agents: OutboundAgents;
+  /** Guarded DNS answers cached briefly (every use is still vetted and pinned). */
+  lookup: Lookup;
   leaseMs: number;
   maxAttempts: number;
   logger: Logger;
-  recorder: OutcomeRecorder;
-}
-
-/**
- * Records outcomes in batches: while one transaction commits, the outcomes that finish meanwhile queue up
- * for the next. Under load this turns one transaction per attempt into one per batch; idle, it records at once.
- */
-class OutcomeRecorder {
-  private queue: { outcome: Outcome; resolve: (held: boolean) => void; reject: (error: unknown) => void }[] =
-    [];
-  private flushing = false;
-  constructor(
-    private readonly db: Db,
-    private readonly dialect: Dialect,
-    private readonly workerId: string,
-  ) {}
-
-  /** Resolves with whether the lease was still held (false: another worker took the delivery over). */
-  record(outcome: Outcome): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ outcome, resolve, reject });
-      if (!this.flushing) void this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    // Let the responses that arrived in this turn of the event loop join the batch.
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.queue.length) {
-      const batch = this.queue.splice(0);
-      try {
-        const held = await deliveriesRepo.recordOutcomes(
-          this.db,
-          this.dialect,
-          this.workerId,
-          batch.map((b) => b.outcome),
-        );
-        for (const b of batch) b.resolve(held.has(b.outcome.lease.id));
-      } catch (error) {
-        for (const b of batch) b.reject(error);
-      }
-    }
-    this.flushing = false;
-  }
 }
 
 /** host/pid/random: tells operators which process holds a delivery. */
@@ -107,17 +65,18 @@ function createRuntime(deps: Deps, workerId: string, agents?: OutboundAgents): R
       allowHosts: webhookDelivery.allowHosts,
     }),
     agents: agents ?? createOutboundAgents(webhookDelivery.concurrency),
+    lookup: createCachingLookup(),
     // An attempt ends within its timeout; a lease shorter than that would hand live attempts to other workers.
     leaseMs: Math.max(webhookDelivery.leaseSeconds * 1000, webhookDelivery.timeoutMs + 1000),
     maxAttempts: maxAttempts(webhooks.retryScheduleSeconds),
     logger: deps.logger.child({ component: 'webhooks', worker_id: workerId }),
-    recorder: new OutcomeRecorder(deps.db, deps.dialect, workerId),
   };
 }
 
 /**
  * What the pump waits for: new events (an outside wake or a poll tick: fan out and claim) or progress (an
- * attempt finished: claim into the freed slots). Flags, so a signal given while the pump was busy is not lost.
+ * attempt finished: record it and claim into the freed slot). Flags, so a signal given while the pump was
+ * busy is not lost.
  */
 class Signals {
   private events = false;
@@ -132,6 +91,10 @@ class Signals {
   }
   attemptDone(): void {
     this.progress = true;
+    this.release();
+  }
+  /** Wakes a waiting pump without flagging anything (it re-evaluates its state; a running one does anyway). */
+  nudge(): void {
     this.release();
   }
   takeEvents(): boolean {
@@ -149,101 +112,213 @@ class Signals {
       ? Promise.resolve()
       : new Promise((resolve) => this.waiters.push(resolve));
   }
+  /** Waits for an attempt to finish (new events are left flagged for the next pass). */
+  async waitProgress(): Promise<void> {
+    while (!this.takeProgress()) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+}
+
+/**
+ * How long a finished attempt's outcome may wait for the next claim, to be recorded in the same transaction
+ * (well within any lease: the lease covers the timeout plus at least one second).
+ */
+const RECORD_DELAY_MS = 50;
+
+/** A finished attempt waiting to be recorded, and what to log once it is. */
+interface Finished {
+  outcome: Outcome;
+  /** Called with whether the lease was still held when the outcome was recorded. */
+  recorded(held: boolean): void;
 }
 
 /**
  * Fans out queued events, then claims and sends due deliveries with up to WEBHOOKS_CONCURRENCY attempts in
  * flight, until nothing is due. Returns the number of attempts made.
+ *
+ * Bookkeeping runs in cycles (deliveriesRepo.cycle): the outcomes of the attempts that finished since the
+ * last cycle are recorded, and deliveries are claimed for the free slots. A slot is free as soon as its HTTP
+ * attempt ends (its outcome goes with the next cycle), so the receiver never waits for the database, and
+ * under load one cycle records and claims a whole batch. On PostgreSQL two cycles may be in flight at once
+ * (the next claim does not wait for the previous round trip); SQLite runs them one after another.
  */
 async function pump(rt: Runtime, signals: Signals, signal?: AbortSignal): Promise<number> {
   const { deps } = rt;
   const concurrency = deps.config.webhookDelivery.concurrency;
-  // Claim in batches rather than one row per freed slot: fewer round trips when busy.
+  // Claim in batches rather than one row per freed slot: fewer cycles when busy.
   const lowWater = Math.max(1, Math.floor(concurrency / 4));
-  const inflight = new Set<Promise<void>>();
+  const maxCycles = deps.dialect === 'postgres' ? 2 : 1;
+  const finished: (Finished & { at: number })[] = [];
+  const cycles = new Set<Promise<unknown>>();
+  let inflight = 0;
+  // Slots promised to the claims of cycles in flight.
+  let reserved = 0;
   let attempts = 0;
   let fanOutNeeded = true;
-  while (!signal?.aborted) {
-    signals.takeProgress();
-    if (signals.takeEvents() || fanOutNeeded) {
-      fanOutNeeded = false;
-      await fanOutEvents(deps.db, deps.dialect);
-    }
-    const free = concurrency - inflight.size;
-    if (free >= lowWater || inflight.size === 0) {
-      const now = Date.now();
-      const claimed = await deliveriesRepo.claim(deps.db, deps.dialect, {
+  let failure: { error: unknown } | undefined;
+  let cycleError: { error: unknown } | undefined;
+  let recordedLast = false;
+  let lastFull = false;
+  let reminder: NodeJS.Timeout | undefined;
+  const remindIn = (ms: number) => {
+    if (reminder) return;
+    reminder = setTimeout(() => {
+      reminder = undefined;
+      signals.attemptDone();
+    }, ms);
+  };
+
+  /** Starts a cycle; resolves with its error (the outcomes are then put back), if any. Never rejects. */
+  const startCycle = (claim: boolean): Promise<unknown> => {
+    const batch = finished.splice(0);
+    const now = Date.now();
+    const free = claim ? concurrency - inflight - reserved : 0;
+    reserved += free;
+    // Whether the loop has something to do once the cycle ends (an empty claim while attempts are in flight
+    // does not: their completion wakes it).
+    let wake = true;
+    const run = deliveriesRepo
+      .cycle(deps.db, deps.dialect, {
         workerId: rt.workerId,
-        now: toIso(now),
-        lockedUntil: toIso(now + rt.leaseMs),
-        limit: free,
+        outcomes: batch.map((f) => f.outcome),
+        claim: free > 0 ? { now: toIso(now), lockedUntil: toIso(now + rt.leaseMs), limit: free } : null,
+      })
+      .then(
+        (result) => {
+          for (const f of batch) f.recorded(result.held.has(f.outcome.lease.id));
+          for (const row of result.claimed.rows) {
+            inflight++;
+            attempts++;
+            void attemptDelivery(rt, row, result.claimed.targets.get(row.id)).then((f) => {
+              if (f) finished.push({ ...f, at: Date.now() });
+              inflight--;
+              signals.attemptDone();
+            });
+          }
+          // A claim that ran alongside the recording did not see what the outcomes unblocked (the next
+          // event of a note): the next cycle claims it.
+          recordedLast = batch.length > 0;
+          lastFull = free > 0 && result.claimed.rows.length === free;
+          wake = result.claimed.rows.length > 0 || batch.length > 0 || finished.length > 0 || inflight === 0;
+          return undefined;
+        },
+        (error: unknown) => {
+          // Rolled back: nothing was recorded. The outcomes are tried again (the pass ends, see below).
+          finished.unshift(...batch);
+          cycleError ??= { error };
+          return error ?? new Error('webhook bookkeeping failed');
+        },
+      )
+      .finally(() => {
+        reserved -= free;
+        cycles.delete(run);
+        if (wake) signals.nudge();
       });
-      if (claimed.length) {
-        const targets = new Map(
-          (
-            await deliveriesRepo.targets(
-              deps.db,
-              claimed.map((d) => d.id),
-            )
-          ).map((t) => [t.id, t]),
-        );
-        for (const row of claimed) {
-          const run: Promise<void> = attemptDelivery(rt, row, targets.get(row.id)).finally(() => {
-            inflight.delete(run);
-            signals.attemptDone();
-          });
-          inflight.add(run);
-          attempts++;
-        }
-        // A full batch: more may be due.
-        if (claimed.length === free) continue;
+    cycles.add(run);
+    return run;
+  };
+
+  try {
+    while (!signal?.aborted) {
+      if (cycleError) throw cycleError.error;
+      signals.takeProgress();
+      if (signals.takeEvents() || fanOutNeeded) {
+        // One batch at a time, alternating with deliveries: a burst starts going out while it is fanned out.
+        fanOutNeeded = (await fanOutSome(deps.db, deps.dialect, { maxBatches: 1 })).more;
       }
+      // Let the responses that arrived in this turn of the event loop join the cycle.
+      if (inflight > 0) await new Promise((resolve) => setImmediate(resolve));
+      const free = concurrency - inflight - reserved;
+      const claim = free >= lowWater || (inflight === 0 && cycles.size === 0);
+      // Outcomes wait for the next claim (recorded in the same cycle), but not longer than RECORD_DELAY_MS.
+      const waited = finished.length ? Date.now() - finished[0]!.at : 0;
+      if (cycles.size < maxCycles && (claim || waited >= RECORD_DELAY_MS)) {
+        const run = startCycle(claim);
+        // Nothing else going on (or no cycle left to start): wait for this one here.
+        if (cycles.size >= maxCycles || inflight === 0) {
+          const error = await run;
+          if (error) throw error;
+          // A full batch: more may be due.
+          if (lastFull) continue;
+        }
+      }
+      if (finished.length && !(claim || waited >= RECORD_DELAY_MS)) remindIn(RECORD_DELAY_MS - waited);
+      if (inflight === 0 && finished.length === 0 && cycles.size === 0) {
+        // Idle: done unless outcomes were recorded by the last cycle or an attempt finished while claiming
+        // (either may unblock the next event of its note), or events arrived since the last fan-out.
+        if (recordedLast || fanOutNeeded || signals.takeProgress() || signals.takeEvents()) {
+          recordedLast = false;
+          continue;
+        }
+        const more = await fanOutSome(deps.db, deps.dialect, { maxBatches: 1 });
+        fanOutNeeded = more.more;
+        if (more.created > 0 || more.more) continue;
+        break;
+      }
+      await signals.wait();
     }
-    if (inflight.size === 0) {
-      // Idle: done unless an attempt finished while claiming (it may unblock the next event of its note)
-      // or events arrived since the last fan-out.
-      if (signals.takeProgress() || signals.takeEvents() || (await fanOutEvents(deps.db, deps.dialect)) > 0)
-        continue;
-      break;
-    }
-    await signals.wait();
+  } catch (error) {
+    failure = { error };
   }
-  await Promise.all(inflight);
+  clearTimeout(reminder);
+  // Stopping (or a failed cycle): claim nothing more, record what the attempts in flight come to.
+  let retries = 0;
+  while (inflight > 0 || finished.length > 0 || cycles.size > 0) {
+    if (cycles.size > 0) {
+      await Promise.all(cycles);
+      continue;
+    }
+    if (finished.length) {
+      const error = await startCycle(false);
+      if (!error) retries = 0;
+      else if (++retries >= 3) {
+        // Unrecorded outcomes: their leases run out and the deliveries are sent again (at-least-once).
+        rt.logger.error({ err: error, outcomes: finished.length }, 'could not record webhook attempts');
+        finished.splice(0);
+      } else await new Promise((resolve) => setTimeout(resolve, 100 * retries));
+      continue;
+    }
+    if (inflight > 0) await signals.waitProgress();
+  }
+  if (failure) throw failure.error;
   return attempts;
 }
 
-/** Sends one claimed delivery and records the attempt; never throws (failures are logged). */
+/**
+ * Sends one claimed delivery; resolves with the outcome to record (null: nothing to record) and never throws
+ * (failures are logged; the lease runs out and the delivery is attempted again).
+ */
 async function attemptDelivery(
   rt: Runtime,
   row: DeliveryRow,
   target: DeliveryTarget | undefined,
-): Promise<void> {
+): Promise<Finished | null> {
   const { deps } = rt;
   const lease = { id: row.id, attempt: Number(row.attempts) };
-  const log = rt.logger.child({
+  const context = {
     delivery_id: row.id,
     webhook_id: row.webhook_id,
     event_id: row.event_id,
     event_type: row.event_type,
     attempt: lease.attempt,
-  });
+  };
+  const log = rt.logger;
   const nowIso = () => toIso(Date.now());
   try {
-    if (row.lease_lost && lease.attempt > 1) {
-      await deliveriesRepo.recordLostAttempt(deps.db, row.id, lease.attempt - 1, nowIso());
-      log.warn('previous attempt was lost: its worker stopped before recording the outcome');
-    }
+    if (row.lease_lost && lease.attempt > 1)
+      log.warn(context, 'previous attempt was lost: its worker stopped before recording the outcome');
     // The webhook was deleted after the claim: its deliveries went with it.
-    if (!target) return;
+    if (!target) return null;
     if (target.active !== 1) {
-      await rt.recorder.record({ lease, next: { status: 'cancelled', now: nowIso() }, attempt: null });
-      log.info('delivery cancelled: the webhook is not active');
-      return;
+      return {
+        outcome: { lease, next: { status: 'cancelled', now: nowIso() }, attempt: null },
+        recorded: () => log.info(context, 'delivery cancelled: the webhook is not active'),
+      };
     }
     if (lease.attempt > rt.maxAttempts) {
-      await rt.recorder.record({ lease, next: { status: 'failed', now: nowIso() }, attempt: null });
-      log.error('delivery failed: its last attempt was lost');
-      return;
+      return {
+        outcome: { lease, next: { status: 'failed', now: nowIso() }, attempt: null },
+        recorded: () => log.error(context, 'delivery failed: its last attempt was lost'),
+      };
     }
     const startedAt = nowIso();
     const result: AttemptResult =
@@ -258,6 +333,7 @@ async function attemptDelivery(
             timeoutMs: deps.config.webhookDelivery.timeoutMs,
             policy: rt.policy,
             agents: rt.agents,
+            lookup: rt.lookup,
           });
     const completedAt = nowIso();
     const attempt: AttemptRecord = {
@@ -268,48 +344,54 @@ async function attemptDelivery(
       error: result.outcome === 'failed' ? result.error : null,
       response_body: result.responseBody ?? null,
     };
-    const fields = {
+    const fields = () => ({
+      ...context,
       status_code: result.statusCode,
       duration_ms: result.durationMs,
       host: safeHost(target.url),
-    };
+    });
     if (result.outcome === 'delivered') {
-      const held = await rt.recorder.record({
-        lease,
-        next: { status: 'succeeded', now: completedAt },
-        attempt,
-      });
-      if (held) log.info(fields, 'webhook delivered');
-      else log.warn(fields, 'webhook delivered after the lease was lost; outcome not recorded');
-      return;
+      return {
+        outcome: { lease, next: { status: 'succeeded', now: completedAt }, attempt },
+        recorded: (held) => {
+          if (!held) log.warn(fields(), 'webhook delivered after the lease was lost; outcome not recorded');
+          else if (log.isLevelEnabled('info')) log.info(fields(), 'webhook delivered');
+        },
+      };
     }
     if (result.reason === 'gone') {
-      await rt.recorder.record({
-        lease,
-        next: { status: 'failed', now: completedAt },
-        attempt,
-        deactivateWebhook: row.webhook_id,
-      });
-      log.warn(fields, 'receiver answered 410 Gone: webhook deactivated');
-      return;
+      return {
+        outcome: {
+          lease,
+          next: { status: 'failed', now: completedAt },
+          attempt,
+          deactivateWebhook: row.webhook_id,
+        },
+        recorded: () => log.warn(fields(), 'receiver answered 410 Gone: webhook deactivated'),
+      };
     }
     const delay =
       target.payload === null ? null : retryDelayMs(lease.attempt, deps.config.webhooks.retryScheduleSeconds);
     if (delay !== null && lease.attempt < rt.maxAttempts) {
       const nextAttemptAt = toIso(Date.now() + delay);
-      await rt.recorder.record({
-        lease,
-        next: { status: 'pending', now: completedAt, nextAttemptAt },
-        attempt,
-      });
-      log.warn({ ...fields, error: result.error, retry_in_ms: delay }, 'webhook attempt failed; will retry');
-    } else {
-      await rt.recorder.record({ lease, next: { status: 'failed', now: completedAt }, attempt });
-      log.error({ ...fields, error: result.error }, 'webhook delivery failed on its last attempt');
+      return {
+        outcome: { lease, next: { status: 'pending', now: completedAt, nextAttemptAt }, attempt },
+        recorded: () =>
+          log.warn(
+            { ...fields(), error: result.error, retry_in_ms: delay },
+            'webhook attempt failed; will retry',
+          ),
+      };
     }
+    return {
+      outcome: { lease, next: { status: 'failed', now: completedAt }, attempt },
+      recorded: () =>
+        log.error({ ...fields(), error: result.error }, 'webhook delivery failed on its last attempt'),
+    };
   } catch (error) {
     // The lease runs out and another pass retries the delivery.
-    log.error({ err: error }, 'could not record a webhook attempt');
+    log.error({ ...context, err: error }, 'webhook attempt failed unexpectedly');
+    return null;
   }
 }
 

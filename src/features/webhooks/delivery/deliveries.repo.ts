@@ -55,30 +55,56 @@ const holds = (lease: DeliveryLease) => (eb: Eb) =>
   ]);
 
 /**
- * Runs the worker's own bookkeeping (claims, outcomes) in a transaction. On PostgreSQL it commits without
- * waiting for the WAL flush (synchronous_commit = off): a database crash can forget the last moments of
- * bookkeeping, which only makes deliveries be sent again (at-least-once holds; events and fan-out keep
- * synchronous commits), and the worker is no longer bound by one disk flush per claim or batch.
+ * Bookkeeping commits on PostgreSQL (claims, outcomes) do not wait for the WAL flush (synchronous_commit =
+ * off): a database crash can forget the last moments of bookkeeping, which only makes deliveries be sent
+ * again (at-least-once holds; events and fan-out keep synchronous commits), and the worker is not bound by
+ * one disk flush per statement. The hot statements run on their own (one round trip each) and switch it off
+ * for their implicit transaction with `ASYNC_COMMIT`, evaluated for every row they write; the rare
+ * multi-statement ones use `bookkeeping`, which sends `BEGIN` and `SET LOCAL` in one round trip.
  */
+const ASYNC_COMMIT = sql<boolean>`(set_config('synchronous_commit', 'off', true) = 'off')`;
+
+/** Runs `fn` in a bookkeeping transaction (see ASYNC_COMMIT). */
 async function bookkeeping<T>(db: Db, dialect: Dialect, fn: (trx: Db) => Promise<T>): Promise<T> {
-  return db.transaction().execute(async (trx) => {
-    if (dialect === 'postgres') await sql`SET LOCAL synchronous_commit = off`.execute(trx);
-    return fn(trx);
+  if (dialect !== 'postgres') return db.transaction().execute(fn);
+  return db.connection().execute(async (conn) => {
+    await sql.raw('BEGIN; SET LOCAL synchronous_commit = off').execute(conn);
+    let result: T;
+    try {
+      result = await fn(conn);
+    } catch (error) {
+      await sql
+        .raw('ROLLBACK')
+        .execute(conn)
+        .catch(() => {});
+      throw error;
+    }
+    await sql.raw('COMMIT').execute(conn);
+    return result;
   });
 }
+
+/**
+ * `'pending'` as a literal, not a bound parameter: SQLite uses a partial index (`WHERE status = 'pending'`)
+ * only when the query's term is literally the same; with a parameter the claim scans the whole table.
+ */
+const PENDING = sql.lit('pending' as const);
 
 /** The claim statement of deliveriesRepo.claim. */
 function claimDue(
   db: Db,
   dialect: Dialect,
   claim: { workerId: string; now: string; lockedUntil: string; limit: number },
-): Promise<DeliveryRow[]> {
+) {
   return webhooksDb(db)
     .updateTable('deliveries')
     .set((eb) => ({
       attempts: eb('attempts', '+', 1),
       // Evaluated on the old row: a lease that was still set belonged to a worker that never reported.
-      lease_lost: sql<number>`CASE WHEN locked_until IS NULL THEN 0 ELSE 1 END`,
+      lease_lost:
+        dialect === 'postgres'
+          ? sql<number>`CASE WHEN NOT ${ASYNC_COMMIT} OR locked_until IS NULL THEN 0 ELSE 1 END`
+          : sql<number>`CASE WHEN locked_until IS NULL THEN 0 ELSE 1 END`,
       locked_by: claim.workerId,
       locked_until: claim.lockedUntil,
       updated_at: claim.now,
@@ -87,7 +113,7 @@ function claimDue(
       const due = eb
         .selectFrom('deliveries as d')
         .select('d.id')
-        .where('d.status', '=', 'pending')
+        .where('d.status', '=', PENDING)
         .where('d.next_attempt_at', '<=', claim.now)
         .where((w) => w.or([w('d.locked_until', 'is', null), w('d.locked_until', '<', claim.now)]))
         .where((w) =>
@@ -98,7 +124,7 @@ function claimDue(
                 .select(sql<number>`1`.as('one'))
                 .whereRef('p.webhook_id', '=', 'd.webhook_id')
                 .whereRef('p.order_key', '=', 'd.order_key')
-                .where('p.status', '=', 'pending')
+                .where('p.status', '=', PENDING)
                 .whereRef('p.event_seq', '<', 'd.event_seq'),
             ),
           ),
@@ -112,8 +138,256 @@ function claimDue(
         ? sql<boolean>`id = ANY(ARRAY(${due.forUpdate().skipLocked()}))`
         : eb('id', 'in', due);
     })
-    .returningAll()
-    .execute();
+    .returningAll();
+}
+
+/** Claimed deliveries with what their attempts need. */
+export interface Claimed {
+  rows: DeliveryRow[];
+  /** By delivery id; absent when the webhook was deleted meanwhile. */
+  targets: Map<string, DeliveryTarget>;
+}
+
+const LOST_ATTEMPT_ERROR =
+  'The worker stopped before recording the outcome of this attempt (its lease expired); the receiver may or may not have received it.';
+
+/**
+ * Claims due deliveries and loads their targets. PostgreSQL: one statement (the claiming UPDATE in a CTE,
+ * joined to the webhook and the event). SQLite: the claim, then a read of the targets (no round trips).
+ */
+async function claimWithTargets(
+  db: Db,
+  dialect: Dialect,
+  claim: { workerId: string; now: string; lockedUntil: string; limit: number },
+): Promise<Claimed> {
+  if (claim.limit <= 0) return { rows: [], targets: new Map() };
+  let rows: DeliveryRow[];
+  let targets: DeliveryTarget[];
+  if (dialect === 'postgres') {
+    const joined = await webhooksDb(db)
+      .with('c', () => claimDue(db, dialect, claim))
+      .selectFrom('c')
+      .leftJoin('webhooks as w', 'w.id', 'c.webhook_id')
+      .leftJoin('events as e', 'e.seq', 'c.event_seq')
+      .selectAll('c')
+      .select(['e.payload', 'w.url', 'w.secret', 'w.active'])
+      .execute();
+    rows = [];
+    targets = [];
+    for (const { payload, url, secret, active, ...row } of joined) {
+      rows.push(row as DeliveryRow);
+      if (url !== null && active !== null) targets.push({ id: row.id, payload, url, secret, active });
+    }
+  } else {
+    rows = await claimDue(db, dialect, claim).execute();
+    targets = await loadTargets(
+      db,
+      rows.map((r) => r.id),
+    );
+  }
+  // Started in due order: oldest first, then event order.
+  rows.sort((a, b) =>
+    a.next_attempt_at === b.next_attempt_at
+      ? Number(a.event_seq) - Number(b.event_seq)
+      : (a.next_attempt_at ?? '') < (b.next_attempt_at ?? '')
+        ? -1
+        : 1,
+  );
+  // A worker died holding these: log the attempt whose outcome is unknown (before this claim's own attempt).
+  const lost = rows.filter((r) => Number(r.lease_lost) === 1 && Number(r.attempts) > 1);
+  if (lost.length) {
+    await webhooksDb(db)
+      .insertInto('delivery_attempts')
+      .values(
+        lost.map((r) => ({
+          delivery_id: r.id,
+          attempt: Number(r.attempts) - 1,
+          started_at: claim.now,
+          completed_at: null,
+          duration_ms: null,
+          status_code: null,
+          error: LOST_ATTEMPT_ERROR,
+          response_body: null,
+        })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+  return { rows, targets: new Map(targets.map((t) => [t.id, t])) };
+}
+
+/** Event bytes and webhook target of deliveries (a deleted webhook's deliveries are absent). */
+async function loadTargets(db: Db, ids: string[]): Promise<DeliveryTarget[]> {
+  const out: DeliveryTarget[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    out.push(
+      ...(await webhooksDb(db)
+        .selectFrom('deliveries as d')
+        .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+        .leftJoin('events as e', 'e.seq', 'd.event_seq')
+        .select(['d.id', 'e.payload', 'w.url', 'w.secret', 'w.active'])
+        .where('d.id', 'in', ids.slice(i, i + CHUNK))
+        .execute()),
+    );
+  }
+  return out;
+}
+
+/**
+ * Records outcomes of one worker, each only while its lease is held (still pending, locked by this worker,
+ * same attempt number): one UPDATE … FROM (VALUES …) per chunk for the delivery states, one INSERT for the
+ * attempt rows; a 410's deactivation separately. Returns the ids whose lease was held.
+ */
+async function recordOutcomesIn(
+  trx: Db,
+  dialect: Dialect,
+  workerId: string,
+  outcomes: Outcome[],
+): Promise<Set<string>> {
+  const wdb = webhooksDb(trx);
+  const held = new Set<string>();
+  const plain = outcomes.filter((o) => !o.deactivateWebhook);
+  if (dialect === 'postgres') {
+    for (let i = 0; i < plain.length; i += CHUNK) {
+      for (const id of await recordPlainPostgres(trx, workerId, plain.slice(i, i + CHUNK))) held.add(id);
+    }
+    await recordDeactivations(trx, dialect, workerId, outcomes, held);
+    return held;
+  }
+  for (let i = 0; i < plain.length; i += CHUNK) {
+    const chunk = plain.slice(i, i + CHUNK);
+    // Columns: id, attempt, status, next_attempt_at, completed_at, updated_at. The first row's casts type
+    // the VALUES list on PostgreSQL.
+    const values = sql.join(
+      chunk.map(
+        ({ lease, next }) =>
+          sql`(CAST(${lease.id} AS TEXT), CAST(${lease.attempt} AS INTEGER), CAST(${next.status} AS TEXT), CAST(${
+            next.status === 'pending' ? next.nextAttemptAt : null
+          } AS TEXT), CAST(${next.status === 'pending' ? null : next.now} AS TEXT), CAST(${next.now} AS TEXT))`,
+      ),
+    );
+    const result = await sql<{ id: string }>`UPDATE deliveries SET status = v.column3,
+        next_attempt_at = v.column4, completed_at = v.column5, updated_at = v.column6,
+        locked_by = NULL, locked_until = NULL, lease_lost = 0
+      FROM (VALUES ${values}) AS v
+      WHERE deliveries.id = v.column1 AND deliveries.attempts = v.column2
+        AND deliveries.status = 'pending' AND deliveries.locked_by = ${workerId}
+      RETURNING deliveries.id`.execute(trx);
+    for (const r of result.rows) held.add(r.id);
+  }
+  const attempts = outcomes
+    .filter((o) => o.attempt && !o.deactivateWebhook && held.has(o.lease.id))
+    .map((o) => ({ delivery_id: o.lease.id, attempt: o.lease.attempt, ...o.attempt! }));
+  for (let i = 0; i < attempts.length; i += CHUNK) {
+    await wdb
+      .insertInto('delivery_attempts')
+      .values(attempts.slice(i, i + CHUNK))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+  await recordDeactivations(trx, dialect, workerId, outcomes, held);
+  return held;
+}
+
+/**
+ * PostgreSQL: the delivery states and their attempt rows of up to CHUNK outcomes in one statement (one round
+ * trip, its own transaction). Returns the ids whose lease was held.
+ */
+async function recordPlainPostgres(db: Db, workerId: string, outcomes: Outcome[]): Promise<string[]> {
+  const rows = sql.join(
+    outcomes.map(({ lease, next, attempt }) => {
+      const a = attempt;
+      return sql`(CAST(${lease.id} AS TEXT), CAST(${lease.attempt} AS INTEGER), CAST(${next.status} AS TEXT),
+        CAST(${next.status === 'pending' ? next.nextAttemptAt : null} AS TEXT),
+        CAST(${next.status === 'pending' ? null : next.now} AS TEXT), CAST(${next.now} AS TEXT),
+        CAST(${a !== null} AS BOOLEAN), CAST(${a?.started_at ?? null} AS TEXT), CAST(${a?.completed_at ?? null} AS TEXT),
+        CAST(${a?.duration_ms ?? null} AS INTEGER), CAST(${a?.status_code ?? null} AS INTEGER),
+        CAST(${a?.error ?? null} AS TEXT), CAST(${a?.response_body ?? null} AS TEXT))`;
+    }),
+  );
+  const result = await sql<{ id: string }>`WITH
+    v (id, attempt, status, next_attempt_at, completed_at, now, has_attempt, a_started_at, a_completed_at,
+       a_duration_ms, a_status_code, a_error, a_response_body) AS (VALUES ${rows}),
+    u AS (
+      UPDATE deliveries AS d SET status = v.status, next_attempt_at = v.next_attempt_at,
+        completed_at = v.completed_at, updated_at = v.now, locked_by = NULL, locked_until = NULL,
+        lease_lost = CASE WHEN ${ASYNC_COMMIT} THEN 0 ELSE 0 END
+      FROM v
+      WHERE d.id = v.id AND d.attempts = v.attempt AND d.status = 'pending' AND d.locked_by = ${workerId}
+      RETURNING d.id
+    ),
+    a AS (
+      INSERT INTO delivery_attempts (delivery_id, attempt, started_at, completed_at, duration_ms, status_code,
+        error, response_body)
+      SELECT v.id, v.attempt, v.a_started_at, v.a_completed_at, v.a_duration_ms, v.a_status_code, v.a_error,
+        v.a_response_body
+      FROM v JOIN u ON u.id = v.id
+      WHERE v.has_attempt
+      ON CONFLICT DO NOTHING
+    )
+    SELECT id FROM u`.execute(db);
+  return result.rows.map((r) => r.id);
+}
+
+/** 410 Gone: the delivery's outcome, the webhook deactivated, its waiting deliveries cancelled. */
+async function recordDeactivations(
+  db: Db,
+  dialect: Dialect,
+  workerId: string,
+  outcomes: Outcome[],
+  held: Set<string>,
+): Promise<void> {
+  const gone = outcomes.filter((o) => o.deactivateWebhook);
+  if (!gone.length) return;
+  const run = (trx: Db) => recordDeactivationsIn(trx, workerId, gone, held);
+  // SQLite: already in the cycle's transaction.
+  await (dialect === 'postgres' ? bookkeeping(db, dialect, run) : run(db));
+}
+
+async function recordDeactivationsIn(
+  trx: Db,
+  workerId: string,
+  outcomes: Outcome[],
+  held: Set<string>,
+): Promise<void> {
+  const wdb = webhooksDb(trx);
+  for (const o of outcomes) {
+    const { next } = o;
+    const result = await wdb
+      .updateTable('deliveries')
+      .set({
+        status: next.status,
+        next_attempt_at: next.status === 'pending' ? next.nextAttemptAt : null,
+        completed_at: next.status === 'pending' ? null : next.now,
+        locked_by: null,
+        locked_until: null,
+        lease_lost: 0,
+        updated_at: next.now,
+      })
+      .where(holds({ ...o.lease, workerId }))
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) continue;
+    held.add(o.lease.id);
+    await wdb
+      .updateTable('webhooks')
+      .set({ active: 0, updated_at: next.now })
+      .where('id', '=', o.deactivateWebhook!)
+      .execute();
+    await wdb
+      .updateTable('deliveries')
+      .set({ status: 'cancelled', next_attempt_at: null, completed_at: next.now, updated_at: next.now })
+      .where('webhook_id', '=', o.deactivateWebhook!)
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', next.now)]))
+      .execute();
+    if (o.attempt) {
+      await wdb
+        .insertInto('delivery_attempts')
+        .values({ delivery_id: o.lease.id, attempt: o.lease.attempt, ...o.attempt })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+  }
 }
 
 export const deliveriesRepo = {
@@ -123,35 +397,58 @@ export const deliveriesRepo = {
    * webhook and note is still pending (events of one note go out in order). PostgreSQL skips rows that
    * other workers are claiming (FOR UPDATE SKIP LOCKED); SQLite has one writer at a time.
    */
-  claim(
+  async claim(
     db: Db,
     dialect: Dialect,
     claim: { workerId: string; now: string; lockedUntil: string; limit: number },
   ): Promise<DeliveryRow[]> {
-    // On SQLite the single statement is its own transaction already.
-    return dialect === 'postgres'
-      ? bookkeeping(db, dialect, (trx) => claimDue(trx, dialect, claim))
-      : claimDue(db, dialect, claim);
+    return (await deliveriesRepo.cycle(db, dialect, { workerId: claim.workerId, outcomes: [], claim }))
+      .claimed.rows;
   },
 
-  /** Event bytes and webhook target of claimed deliveries (a deleted webhook's deliveries are absent). */
-  targets: async (db: Db, ids: string[]): Promise<DeliveryTarget[]> =>
-    ids.length
-      ? webhooksDb(db)
-          .selectFrom('deliveries as d')
-          .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-          .leftJoin('events as e', 'e.seq', 'd.event_seq')
-          .select(['d.id', 'e.payload', 'w.url', 'w.secret', 'w.active'])
-          .where('d.id', 'in', ids)
-          .execute()
-      : [],
-
   /**
-   * Records the outcomes of many attempts of one worker in one transaction, each only while its lease is
-   * held: the delivery's next state, the attempt row, and for a 410 the webhook's deactivation (with its
-   * waiting deliveries cancelled). Returns the ids whose lease was held (the others were taken over by another
-   * worker after their lease expired, or their webhook was deleted).
+   * One bookkeeping round of a worker: records the outcomes of finished attempts (each only while its lease
+   * is held), then claims up to `claim.limit` due deliveries with their targets and logs the lost attempts of
+   * leases it took over. SQLite: one transaction (one commit), outcomes first, so the claim sees the next
+   * event of a note whose earlier event just finished. PostgreSQL: one statement for the outcomes and one for
+   * the claim, sent at once on two connections, each its own transaction with an asynchronous commit.
+   * Returns the ids whose lease was held and what was claimed.
    */
+  async cycle(
+    db: Db,
+    dialect: Dialect,
+    options: {
+      workerId: string;
+      outcomes: Outcome[];
+      claim: { now: string; lockedUntil: string; limit: number } | null;
+    },
+  ): Promise<{ held: Set<string>; claimed: Claimed }> {
+    const { workerId, outcomes, claim } = options;
+    const record = (trx: Db) =>
+      outcomes.length
+        ? recordOutcomesIn(trx, dialect, workerId, outcomes)
+        : Promise.resolve(new Set<string>());
+    const claimNow = (trx: Db): Promise<Claimed> =>
+      claim
+        ? claimWithTargets(trx, dialect, { ...claim, workerId })
+        : Promise.resolve({ rows: [], targets: new Map() });
+    if (dialect === 'postgres') {
+      // Both at once, on two connections: a round costs one round trip. The claim does not see the outcomes
+      // being recorded, so the next event of a note that just finished is claimed by the next round. A 410
+      // goes first: the deliveries it cancels must not be claimed alongside.
+      if (outcomes.some((o) => o.deactivateWebhook)) {
+        const held = await record(db);
+        return { held, claimed: await claimNow(db) };
+      }
+      return Promise.all([record(db), claimNow(db)]).then(([held, claimed]) => ({ held, claimed }));
+    }
+    return db.transaction().execute(async (trx) => {
+      const held = await record(trx);
+      return { held, claimed: await claimNow(trx) };
+    });
+  },
+
+  /** Records outcomes without claiming (see `cycle`). */
   async recordOutcomes(
     db: Db,
     dialect: Dialect,
@@ -159,105 +456,6 @@ export const deliveriesRepo = {
     outcomes: Outcome[],
   ): Promise<Set<string>> {
     if (!outcomes.length) return new Set();
-    return bookkeeping(db, dialect, async (trx) => {
-      const wdb = webhooksDb(trx);
-      const held = new Set<string>();
-      // The common case, success, in one statement per chunk.
-      const simple = outcomes.filter((o) => o.next.status === 'succeeded' && !o.deactivateWebhook);
-      for (let i = 0; i < simple.length; i += CHUNK) {
-        const chunk = simple.slice(i, i + CHUNK);
-        const now = chunk
-          .map((o) => o.next.now)
-          .sort()
-          .at(-1)!;
-        const rows = await wdb
-          .updateTable('deliveries')
-          .set({
-            status: 'succeeded',
-            next_attempt_at: null,
-            completed_at: now,
-            locked_by: null,
-            locked_until: null,
-            lease_lost: 0,
-            updated_at: now,
-          })
-          .where('status', '=', 'pending')
-          .where('locked_by', '=', workerId)
-          .where(
-            'id',
-            'in',
-            chunk.map((o) => o.lease.id),
-          )
-          .where(
-            sql<boolean>`(id, attempts) IN (VALUES ${sql.join(
-              chunk.map((o) => sql`(${o.lease.id}, CAST(${o.lease.attempt} AS INTEGER))`),
-            )})`,
-          )
-          .returning('id')
-          .execute();
-        for (const r of rows) held.add(r.id);
-      }
-      for (const o of outcomes.filter((x) => !simple.includes(x))) {
-        const { next } = o;
-        const result = await wdb
-          .updateTable('deliveries')
-          .set({
-            status: next.status,
-            next_attempt_at: next.status === 'pending' ? next.nextAttemptAt : null,
-            completed_at: next.status === 'pending' ? null : next.now,
-            locked_by: null,
-            locked_until: null,
-            lease_lost: 0,
-            updated_at: next.now,
-          })
-          .where(holds({ ...o.lease, workerId }))
-          .executeTakeFirst();
-        if (Number(result.numUpdatedRows) === 0) continue;
-        held.add(o.lease.id);
-        if (o.deactivateWebhook) {
-          await wdb
-            .updateTable('webhooks')
-            .set({ active: 0, updated_at: next.now })
-            .where('id', '=', o.deactivateWebhook)
-            .execute();
-          await wdb
-            .updateTable('deliveries')
-            .set({ status: 'cancelled', next_attempt_at: null, completed_at: next.now, updated_at: next.now })
-            .where('webhook_id', '=', o.deactivateWebhook)
-            .where('status', '=', 'pending')
-            .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', next.now)]))
-            .execute();
-        }
-      }
-      const attempts = outcomes
-        .filter((o) => o.attempt && held.has(o.lease.id))
-        .map((o) => ({ delivery_id: o.lease.id, attempt: o.lease.attempt, ...o.attempt! }));
-      for (let i = 0; i < attempts.length; i += CHUNK) {
-        await wdb
-          .insertInto('delivery_attempts')
-          .values(attempts.slice(i, i + CHUNK))
-          .onConflict((oc) => oc.doNothing())
-          .execute();
-      }
-      return held;
-    });
+    return (await deliveriesRepo.cycle(db, dialect, { workerId, outcomes, claim: null })).held;
   },
-
-  /** Logs the attempt a dead worker started but never recorded (its outcome is unknown). */
-  recordLostAttempt: (db: Db, deliveryId: string, attempt: number, now: string) =>
-    webhooksDb(db)
-      .insertInto('delivery_attempts')
-      .values({
-        delivery_id: deliveryId,
-        attempt,
-        started_at: now,
-        completed_at: null,
-        duration_ms: null,
-        status_code: null,
-        error:
-          'The worker stopped before recording the outcome of this attempt (its lease expired); the receiver may or may not have received it.',
-        response_body: null,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .execute(),
 };

@@ -1,5 +1,6 @@
 import {
   guardedPost,
+  type Lookup,
   type OutboundAgents,
   type OutboundPolicy,
   OutboundTimeoutError,
@@ -33,6 +34,8 @@ export interface ExecuteDeliveryOptions {
   timeoutMs: number;
   policy: OutboundPolicy;
   agents: OutboundAgents;
+  /** Resolves the target's host (default: the system resolver); its answers are vetted on every attempt. */
+  lookup?: Lookup;
   now?: () => number;
 }
 
@@ -60,6 +63,7 @@ export async function executeDelivery(options: ExecuteDeliveryOptions): Promise<
       timeoutMs: options.timeoutMs,
       policy: options.policy,
       agents: options.agents,
+      lookup: options.lookup,
       keepBodyBytes: KEPT_RESPONSE_BYTES,
     });
     const durationMs = elapsed();

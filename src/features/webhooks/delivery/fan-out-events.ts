@@ -10,6 +10,8 @@ const FAN_OUT_LOCK_ID = 7_355_610;
 const BATCH = 500;
 const INSERT_CHUNK = 200;
 const ANALYZE_AFTER = 2000;
+/** Deliveries created by the current burst since its last ANALYZE, per database handle. */
+const burstSize = new WeakMap<Db, number>();
 
 /** The note an event belongs to: events of one note are delivered to a webhook in the order written. */
 function orderKeyExpression(dialect: Dialect) {
@@ -26,15 +28,34 @@ function orderKeyExpression(dialect: Dialect) {
  * that creates the deliveries, so a crash repeats a batch or not at all. Returns the deliveries created.
  */
 export async function fanOutEvents(db: Db, dialect: Dialect): Promise<number> {
+  let created = 0;
+  for (;;) {
+    const batch = await fanOutSome(db, dialect, { maxBatches: 1_000_000 });
+    created += batch.created;
+    if (!batch.more) return created;
+  }
+}
+
+/**
+ * Like fanOutEvents, but stops after `maxBatches` batches of BATCH events: `more` says whether events were
+ * left in the queue. The worker alternates batches with deliveries, so the first deliveries of a burst do
+ * not wait for the whole burst to be fanned out.
+ */
+export async function fanOutSome(
+  db: Db,
+  dialect: Dialect,
+  options: { maxBatches: number },
+): Promise<{ created: number; more: boolean }> {
   // Most passes find nothing: a plain read avoids a write transaction (and, on SQLite, the write lock).
   const queued = await webhooksDb(db)
     .selectFrom('webhook_event_queue')
     .select('event_seq')
     .limit(1)
     .executeTakeFirst();
-  if (!queued) return 0;
+  if (!queued) return { created: 0, more: false };
   let created = 0;
-  for (;;) {
+  for (let batches = 0; ; batches++) {
+    if (batches >= options.maxBatches) return { created, more: true };
     const batch = await db.transaction().execute(async (trx) => {
       const wdb = webhooksDb(trx);
       if (dialect === 'postgres') {
@@ -105,6 +126,14 @@ export async function fanOutEvents(db: Db, dialect: Dialect): Promise<number> {
           });
         }
       }
+      const seqs = rows.map((r) => Number(r.event_seq));
+      if (dialect === 'postgres') {
+        // One statement with one array per column: parsing and binding thousands of scalar parameters is
+        // most of the cost of a multi-row VALUES insert on PostgreSQL.
+        if (deliveries.length) await insertDeliveriesPostgres(trx, deliveries, now);
+        await sql`DELETE FROM webhook_event_queue WHERE event_seq = ANY(${seqs}::bigint[])`.execute(trx);
+        return { done: rows.length < BATCH, created: deliveries.length };
+      }
       for (let i = 0; i < deliveries.length; i += INSERT_CHUNK) {
         await wdb
           .insertInto('deliveries')
@@ -112,16 +141,35 @@ export async function fanOutEvents(db: Db, dialect: Dialect): Promise<number> {
           .onConflict((oc) => oc.doNothing())
           .execute();
       }
-      const seqs = rows.map((r) => Number(r.event_seq));
       await wdb.deleteFrom('webhook_event_queue').where('event_seq', 'in', seqs).execute();
       return { done: rows.length < BATCH, created: deliveries.length };
     });
     created += batch.created;
-    if (batch.done) {
-      // A burst of new deliveries leaves PostgreSQL's statistics stale until autovacuum's next round (up to a
-      // minute), and the claim query's plan degrades to scans meanwhile; refresh them now (a sampled, cheap read).
-      if (dialect === 'postgres' && created >= ANALYZE_AFTER) await sql`ANALYZE deliveries`.execute(db);
-      return created;
+    // A burst of new deliveries leaves PostgreSQL's statistics stale until autovacuum's next round (up to a
+    // minute), and the claim query's plan degrades to a sort of every pending delivery meanwhile; refresh them
+    // (a sampled, cheap read) every ANALYZE_AFTER new deliveries of a burst. A burst is counted across calls
+    // (the worker fans it out one batch at a time, claiming in between) and ends when the queue runs dry:
+    // a steady trickle of events is left to autovacuum.
+    if (dialect === 'postgres') {
+      const burst = (burstSize.get(db) ?? 0) + batch.created;
+      burstSize.set(db, burst >= ANALYZE_AFTER || batch.done ? 0 : burst);
+      if (burst >= ANALYZE_AFTER) await sql`ANALYZE deliveries`.execute(db);
     }
+    if (batch.done) return { created, more: false };
   }
+}
+
+/** New pending deliveries (all created `now`) in one statement, the varying columns as arrays. */
+async function insertDeliveriesPostgres(db: Db, deliveries: DeliveriesTable[], now: string): Promise<void> {
+  const column = <K extends keyof DeliveriesTable>(key: K) => deliveries.map((d) => d[key]);
+  await sql`INSERT INTO deliveries (id, account_id, mode, webhook_id, event_id, event_seq, event_type, order_key,
+      redelivery_of, status, attempts, next_attempt_at, locked_by, locked_until, lease_lost, created_at,
+      updated_at, completed_at)
+    SELECT u.id, u.account_id, u.mode, u.webhook_id, u.event_id, u.event_seq, u.event_type, u.order_key,
+      NULL, 'pending', 0, ${now}, NULL, NULL, 0, ${now}, ${now}, NULL
+    FROM unnest(${column('id')}::text[], ${column('account_id')}::text[], ${column('mode')}::text[],
+      ${column('webhook_id')}::text[], ${column('event_id')}::text[], ${column('event_seq')}::bigint[],
+      ${column('event_type')}::text[], ${column('order_key')}::text[])
+      AS u (id, account_id, mode, webhook_id, event_id, event_seq, event_type, order_key)
+    ON CONFLICT DO NOTHING`.execute(db);
 }

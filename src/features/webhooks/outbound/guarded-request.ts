@@ -82,9 +82,45 @@ export interface ResolvedTarget {
   family: 4 | 6;
 }
 
-type Lookup = (hostname: string) => Promise<{ address: string; family: number }[]>;
+/** Resolves a host name to all its addresses. */
+export type Lookup = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
 const systemLookup: Lookup = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+
+/** How long a resolved host is reused: short, so DNS changes (a moved receiver) are followed promptly. */
+export const DNS_CACHE_TTL_MS = 10_000;
+const DNS_CACHE_MAX_HOSTS = 1000;
+
+/**
+ * A lookup that reuses each host's answer for `ttlMs` (one resolution per host and interval instead of one
+ * per attempt; concurrent lookups of a host share one query). Only answers are cached, not verdicts:
+ * `resolveTarget` vets every address on every attempt and pins the one it dials, so the cache cannot let a
+ * private address through, and a rebinding resolver gains nothing (a cached answer is what was vetted).
+ * Failures are not cached.
+ */
+export function createCachingLookup(
+  options: { ttlMs?: number; maxHosts?: number; lookup?: Lookup; now?: () => number } = {},
+): Lookup {
+  const ttlMs = options.ttlMs ?? DNS_CACHE_TTL_MS;
+  const maxHosts = options.maxHosts ?? DNS_CACHE_MAX_HOSTS;
+  const lookup = options.lookup ?? systemLookup;
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, { expires: number; answer: ReturnType<Lookup> }>();
+  return (hostname) => {
+    const key = hostname.toLowerCase();
+    const hit = cache.get(key);
+    if (hit && hit.expires > now()) return hit.answer;
+    cache.delete(key);
+    const answer = lookup(hostname);
+    const entry = { expires: now() + ttlMs, answer };
+    cache.set(key, entry);
+    if (cache.size > maxHosts) cache.delete(cache.keys().next().value!);
+    answer.catch(() => {
+      if (cache.get(key) === entry) cache.delete(key);
+    });
+    return answer;
+  };
+}
 
 /**
  * Resolves the URL's host and vets every address it resolves to: one private address among them refuses the
@@ -196,29 +232,42 @@ export class OutboundTimeoutError extends Error {
  * cannot swap it), never follows redirects (a 3xx is returned as it is), and gives up after `timeoutMs`.
  * Throws TargetRefusedError when the guard refuses, OutboundTimeoutError on timeout, Error on network errors.
  */
-export async function guardedPost(options: GuardedPostOptions): Promise<OutboundResponse> {
+export function guardedPost(options: GuardedPostOptions): Promise<OutboundResponse> {
   const url = new URL(options.url);
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), options.timeoutMs);
-  const timedOut = new Promise<never>((_, reject) => {
-    controller.signal.addEventListener('abort', () =>
-      reject(new OutboundTimeoutError(`Timed out after ${options.timeoutMs} ms.`)),
-    );
+  // One timer for the whole attempt, no AbortController or promise races: this runs for every delivery.
+  return new Promise<OutboundResponse>((resolve, reject) => {
+    let settled = false;
+    let request: http.ClientRequest | undefined;
+    const timer = setTimeout(() => {
+      settled = true;
+      reject(new OutboundTimeoutError(`Timed out after ${options.timeoutMs} ms.`));
+      request?.destroy();
+    }, options.timeoutMs);
+    const settle =
+      <T>(fn: (value: T) => void) =>
+      (value: T) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        fn(value);
+      };
+    resolveTarget(url, options.policy, options.lookup)
+      .then((target) => {
+        // Timed out while resolving: nothing is sent.
+        if (settled) return undefined;
+        return send(url, target, options, (r) => {
+          request = r;
+        });
+      })
+      .then(settle(resolve as (value: OutboundResponse | undefined) => void), settle(reject));
   });
-  timedOut.catch(() => {});
-  try {
-    const target = await Promise.race([resolveTarget(url, options.policy, options.lookup), timedOut]);
-    return await Promise.race([send(url, target, options, controller.signal), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function send(
   url: URL,
   target: ResolvedTarget,
   options: GuardedPostOptions,
-  signal: AbortSignal,
+  started: (request: http.ClientRequest) => void,
 ): Promise<OutboundResponse> {
   const keep = options.keepBodyBytes ?? 1024;
   const secure = url.protocol === 'https:';
@@ -230,7 +279,6 @@ function send(
         agent: secure ? options.agents.https : options.agents.http,
         lookup: pinnedLookup(target),
         headers: { ...options.headers, 'content-length': String(options.body.length) },
-        signal,
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -259,6 +307,7 @@ function send(
       },
     );
     request.on('error', (error) => reject(describeNetworkError(error)));
+    started(request);
     request.end(options.body);
   });
 }
