@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 /** One request as the receiver saw it: raw body bytes as text, lower-cased headers, arrival time. */
 export interface ReceivedRequest {
@@ -110,5 +111,28 @@ export async function startReceiver(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * A receiver for a describe block (started before its tests, closed after), with unique paths per test and the
+ * requests that reached one.
+ */
+export function useReceiver() {
+  let current: Receiver | undefined;
+  beforeAll(async () => {
+    current = await startReceiver();
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  const receiver = (): Receiver => {
+    if (!current) throw new Error('the receiver starts in beforeAll');
+    return current;
+  };
+  return {
+    receiver,
+    pathOf: (name: string) => `/${name}-${Math.random().toString(36).slice(2)}`,
+    requestsTo: (path: string) => receiver().requests.filter((r) => r.path === path),
   };
 }

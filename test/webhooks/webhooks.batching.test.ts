@@ -3,7 +3,7 @@
  * never hand a delivery to two workers, outcomes are recorded only under a held lease, the dispatcher fans a
  * burst out batch by batch, and the cached DNS answers are still vetted on every attempt.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/features/events/events.ts';
 import { deliveriesRepo, type Outcome } from '../../src/features/webhooks/delivery/deliveries.repo.ts';
 import { fanOutEvents, fanOutSome } from '../../src/features/webhooks/delivery/fan-out-events.ts';
@@ -26,27 +26,22 @@ import {
   sleep,
   verifySignatures,
 } from './fixtures.ts';
-import { type Receiver, startReceiver } from './receiver.ts';
+import { useReceiver } from './receiver.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
-    let receiver: Receiver;
-    beforeAll(async () => {
-      receiver = await startReceiver();
-    });
-    afterAll(async () => {
-      await receiver.close();
-    });
-    const pathOf = (name: string) => `/${name}-${Math.random().toString(36).slice(2)}`;
-    const requestsTo = (path: string) => receiver.requests.filter((r) => r.path === path);
+    const { receiver: currentReceiver, pathOf, requestsTo } = useReceiver();
 
     /** A webhook and `count` events of distinct notes, fanned out into pending deliveries. */
     async function pendingDeliveries(count: number, path = pathOf('batch')) {
       const t = await h.tenant();
-      const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}`, secret: SECRET });
+      const wh = await createWebhook(h, t.liveKey, {
+        url: `${currentReceiver().url}${path}`,
+        secret: SECRET,
+      });
       const events = [];
       for (let i = 0; i < count; i++) events.push(await emit(h, t, 'note.created'));
       await fanOutEvents(h.deps.db, h.deps.dialect);
@@ -94,7 +89,7 @@ for (const dialect of DIALECTS) {
 
     it('two worker passes at once send every event exactly once, signed, and record one attempt each', async () => {
       const path = pathOf('two-passes');
-      receiver.respond(() => ({ status: 200, body: 'ok' }));
+      currentReceiver().respond(() => ({ status: 200, body: 'ok' }));
       const { t, wh, events } = await pendingDeliveries(150, path);
       const [a, b] = await Promise.all([
         runDueDeliveries(h.deps, { workerId: 'pass-a' }),
@@ -224,7 +219,7 @@ for (const dialect of DIALECTS) {
       const t = await h.tenant();
       const path = pathOf('burst');
       const wh = await createWebhook(h, t.liveKey, {
-        url: `${receiver.url}${path}`,
+        url: `${currentReceiver().url}${path}`,
         events: ['note.created'],
       });
       await h.deps.db.transaction().execute(async (trx) => {

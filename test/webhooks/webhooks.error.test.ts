@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/deps.ts';
 import { deliveriesRepo } from '../../src/features/webhooks/delivery/deliveries.repo.ts';
 import { runDueDeliveries, startWebhookWorker } from '../../src/features/webhooks/webhook-worker.ts';
@@ -7,7 +7,7 @@ import { useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { freshId } from '../helpers/routes.ts';
 import { createWebhook, deliverDue, emit, eventually, listDeliveries, SECRET, sleep } from './fixtures.ts';
-import { type Receiver, startReceiver } from './receiver.ts';
+import { startReceiver, useReceiver } from './receiver.ts';
 
 const SCHEDULE = [0.2, 0.4, 0.8];
 const ENV = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_RETRY_SCHEDULE: SCHEDULE.join(',') };
@@ -15,18 +15,10 @@ const ENV = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_RETRY_SCHEDULE: S
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect, ENV);
-    let receiver: Receiver;
-    beforeAll(async () => {
-      receiver = await startReceiver();
-    });
-    afterAll(async () => {
-      await receiver.close();
-    });
-    const pathOf = (name: string) => `/${name}-${Math.random().toString(36).slice(2)}`;
-    const requestsTo = (path: string) => receiver.requests.filter((r) => r.path === path);
+    const { receiver: currentReceiver, pathOf, requestsTo } = useReceiver();
     /** Answers `status` on the first `times` requests to `path`, then 200; other paths get 200. */
     const failFirst = (path: string, times: number, status: number, headers?: Record<string, string>) => {
-      receiver.respond((req) => {
+      currentReceiver().respond((req) => {
         if (req.path !== path) return { status: 200, body: 'ok' };
         return requestsTo(path).length <= times
           ? { status, body: `failure ${status}`, headers }
@@ -206,8 +198,8 @@ for (const dialect of DIALECTS) {
       it('a delivery id of another webhook is a 404 on redeliver', async () => {
         const t = await h.tenant();
         const path = pathOf('other');
-        const a = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
-        const b = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        const a = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
+        const b = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         await emit(h, t, 'note.created');
         await deliverDue(h);
         const [ofA] = await listDeliveries(h, t.liveKey, a.id);
@@ -224,7 +216,10 @@ for (const dialect of DIALECTS) {
         const t = await h.tenant();
         const path = pathOf('retry');
         failFirst(path, 2, 500);
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}`, secret: SECRET });
+        const wh = await createWebhook(h, t.liveKey, {
+          url: `${currentReceiver().url}${path}`,
+          secret: SECRET,
+        });
         const event = await emit(h, t, 'note.created');
         const worker = startWebhookWorker(depsWith({ pollMs: 20 }));
         try {
@@ -261,7 +256,7 @@ for (const dialect of DIALECTS) {
         const t = await h.tenant();
         const path = pathOf('exhaust');
         failFirst(path, 100, 503);
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         await emit(h, t, 'note.created');
         const worker = startWebhookWorker(depsWith({ pollMs: 20 }));
         try {
@@ -282,8 +277,8 @@ for (const dialect of DIALECTS) {
       it('a receiver that never answers times out (WEBHOOKS_TIMEOUT_MS) and the attempt is logged as failed', async () => {
         const t = await h.tenant();
         const path = pathOf('hang');
-        receiver.respond((req) => (req.path === path ? { hang: true } : { status: 200 }));
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        currentReceiver().respond((req) => (req.path === path ? { hang: true } : { status: 200 }));
+        const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         await emit(h, t, 'note.created');
         const started = Date.now();
         await runDueDeliveries(depsWith({ timeoutMs: 300 }));
@@ -305,8 +300,8 @@ for (const dialect of DIALECTS) {
           const t = await h.tenant();
           const path = pathOf('redirect');
           const target = pathOf('redirect-target');
-          failFirst(path, 100, status, { location: `${receiver.url}${target}` });
-          const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+          failFirst(path, 100, status, { location: `${currentReceiver().url}${target}` });
+          const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
           await emit(h, t, 'note.created');
           await deliverDue(h);
           expect(requestsTo(path)).toHaveLength(1);
@@ -322,7 +317,7 @@ for (const dialect of DIALECTS) {
         const t = await h.tenant();
         const path = pathOf('gone');
         failFirst(path, 100, 410);
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         await emit(h, t, 'note.created');
         // One at a time: the second delivery is still waiting when the first one hears 410.
         await emit(h, t, 'note.created');
@@ -357,10 +352,10 @@ for (const dialect of DIALECTS) {
       it('a long response body is logged cut to 1 KiB, ending in …', async () => {
         const t = await h.tenant();
         const path = pathOf('long');
-        receiver.respond((req) =>
+        currentReceiver().respond((req) =>
           req.path === path ? { status: 500, body: 'x'.repeat(5000) } : { status: 200 },
         );
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         await emit(h, t, 'note.created');
         await deliverDue(h);
         const [delivery] = await listDeliveries(h, t.liveKey, wh.id);
@@ -372,7 +367,7 @@ for (const dialect of DIALECTS) {
       it('PATCH active: false cancels waiting deliveries; nothing is sent, also not after reactivation', async () => {
         const t = await h.tenant();
         const path = pathOf('inactive');
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         await emit(h, t, 'note.created');
         await emit(h, t, 'note.processed');
         // Fan out without sending: the deliveries exist and wait.
@@ -407,7 +402,7 @@ for (const dialect of DIALECTS) {
         const t = await h.tenant();
         const path = pathOf('deleted');
         failFirst(path, 100, 500);
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         await emit(h, t, 'note.created');
         await deliverDue(h);
         expect(requestsTo(path)).toHaveLength(1);
@@ -424,8 +419,8 @@ for (const dialect of DIALECTS) {
       it('the expired lease is taken over: the event is sent again and the lost attempt is logged', async () => {
         const t = await h.tenant();
         const path = pathOf('lost');
-        receiver.respond(() => ({ status: 200, body: 'ok' }));
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        currentReceiver().respond(() => ({ status: 200, body: 'ok' }));
+        const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         const event = await emit(h, t, 'note.created');
         const { fanOutEvents } = await import('../../src/features/webhooks/delivery/fan-out-events.ts');
         await fanOutEvents(h.deps.db, h.deps.dialect);

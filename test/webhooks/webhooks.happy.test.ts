@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
@@ -16,7 +16,7 @@ import {
   verifySignatures,
   WEBHOOK_ID,
 } from './fixtures.ts';
-import { type Receiver, startReceiver } from './receiver.ts';
+import { useReceiver } from './receiver.ts';
 
 const ENV = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_RETRY_SCHEDULE: '0.2,0.4,0.8' };
 
@@ -31,16 +31,8 @@ const TRANSCRIPT = [
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect, ENV);
-    let receiver: Receiver;
-    beforeAll(async () => {
-      receiver = await startReceiver();
-    });
-    afterAll(async () => {
-      await receiver.close();
-    });
     /** A receiver path of its own per test, so tests never see each other's requests. */
-    const pathOf = (name: string) => `/${name}-${Math.random().toString(36).slice(2)}`;
-    const requestsTo = (path: string) => receiver.requests.filter((r) => r.path === path);
+    const { receiver: currentReceiver, pathOf, requestsTo } = useReceiver();
 
     describe('POST /v1/webhooks', () => {
       it('201 with exactly id, url, events, active, created_at; the secret is never returned', async () => {
@@ -72,8 +64,8 @@ for (const dialect of DIALECTS) {
 
       it('accepts http:// and loopback targets when WEBHOOKS_ALLOW_PRIVATE_TARGETS=true', async () => {
         const t = await h.tenant();
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}/local` });
-        expect(wh.url).toBe(`${receiver.url}/local`);
+        const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}/local` });
+        expect(wh.url).toBe(`${currentReceiver().url}/local`);
       });
     });
 
@@ -142,7 +134,10 @@ for (const dialect of DIALECTS) {
       it('POSTs the stored event JSON with the documented headers; both signatures verify independently', async () => {
         const t = await h.tenant();
         const path = pathOf('signed');
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}`, secret: SECRET });
+        const wh = await createWebhook(h, t.liveKey, {
+          url: `${currentReceiver().url}${path}`,
+          secret: SECRET,
+        });
         const note = await h.request('POST', '/v1/notes', {
           key: t.liveKey,
           body: { title: 'Signed', transcript: 'Alice: Hello.' },
@@ -192,7 +187,7 @@ for (const dialect of DIALECTS) {
       it('without a secret: no signature headers, but webhook-id and webhook-timestamp', async () => {
         const t = await h.tenant();
         const path = pathOf('unsigned');
-        await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         const event = await emit(h, t, 'recording.ready');
         await deliverDue(h);
         const [req] = requestsTo(path);
@@ -205,7 +200,7 @@ for (const dialect of DIALECTS) {
       it('a note created with POST /v1/notes arrives as note.created, action_item.created…, note.processed, in order', async () => {
         const t = await h.tenant();
         const path = pathOf('ordered');
-        await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}`, secret: SECRET });
+        await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}`, secret: SECRET });
         const created = await h.request('POST', '/v1/notes', {
           key: t.liveKey,
           body: { title: 'Planning', transcript: TRANSCRIPT },
@@ -232,7 +227,10 @@ for (const dialect of DIALECTS) {
         const t = await h.tenant();
         const other = await h.tenant();
         const path = pathOf('subscribed');
-        await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}`, events: ['note.processed'] });
+        await createWebhook(h, t.liveKey, {
+          url: `${currentReceiver().url}${path}`,
+          events: ['note.processed'],
+        });
         await emit(h, t, 'note.created');
         const wanted = await emit(h, t, 'note.processed');
         await emit(h, t, 'action_item.created');
@@ -246,7 +244,7 @@ for (const dialect of DIALECTS) {
         const t = await h.tenant();
         const path = pathOf('after');
         const before = await emit(h, t, 'note.created');
-        await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         const after = await emit(h, t, 'note.created');
         await deliverDue(h);
         const ids = requestsTo(path).map((r) => r.headers['webhook-id']);
@@ -259,8 +257,8 @@ for (const dialect of DIALECTS) {
         const t = await h.tenant();
         const p1 = pathOf('fan1');
         const p2 = pathOf('fan2');
-        await createWebhook(h, t.liveKey, { url: `${receiver.url}${p1}` });
-        await createWebhook(h, t.liveKey, { url: `${receiver.url}${p2}`, secret: SECRET });
+        await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${p1}` });
+        await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${p2}`, secret: SECRET });
         const events = [];
         for (let i = 0; i < 25; i++) events.push(await emit(h, t, 'note.created'));
         await deliverDue(h);
@@ -281,7 +279,7 @@ for (const dialect of DIALECTS) {
       it('events of one note keep their order while other notes go out alongside', async () => {
         const t = await h.tenant();
         const path = pathOf('notes');
-        await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         const notes = ['note_a', 'note_b', 'note_c'].map((n) => `${n}${Math.random().toString(36).slice(2)}`);
         const written: Record<string, string[]> = {};
         for (const type of [
@@ -308,7 +306,7 @@ for (const dialect of DIALECTS) {
       it('a test key’s webhook receives test-mode events only', async () => {
         const t = await h.tenant();
         const path = pathOf('testmode');
-        await createWebhook(h, t.testKey, { url: `${receiver.url}${path}` });
+        await createWebhook(h, t.testKey, { url: `${currentReceiver().url}${path}` });
         await emit(h, { accountId: t.accountId, mode: 'live' }, 'note.created');
         const testEvent = await emit(h, { accountId: t.accountId, mode: 'test' }, 'note.created');
         await deliverDue(h);
@@ -320,7 +318,7 @@ for (const dialect of DIALECTS) {
       it('lists deliveries newest first, paged, filterable by status and event_id', async () => {
         const t = await h.tenant();
         const path = pathOf('log');
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         const events = [];
         for (let i = 0; i < 3; i++) events.push(await emit(h, t, 'note.created'));
         await deliverDue(h);
@@ -346,7 +344,10 @@ for (const dialect of DIALECTS) {
       it('redeliver sends the same event again as a new delivery with the same webhook-id', async () => {
         const t = await h.tenant();
         const path = pathOf('redeliver');
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}`, secret: SECRET });
+        const wh = await createWebhook(h, t.liveKey, {
+          url: `${currentReceiver().url}${path}`,
+          secret: SECRET,
+        });
         const event = await emit(h, t, 'note.processed');
         await deliverDue(h);
         const [original] = await listDeliveries(h, t.liveKey, wh.id);

@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/deps.ts';
 import { runDueDeliveries } from '../../src/features/webhooks/webhook-worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { createWebhook, deliverDue, emit, listDeliveries, SECRET, verifySignatures } from './fixtures.ts';
-import { type Receiver, startReceiver } from './receiver.ts';
+import { useReceiver } from './receiver.ts';
 
 const PERMISSIVE = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_RETRY_SCHEDULE: '0.2,0.4,0.8' };
 
@@ -117,15 +117,7 @@ for (const dialect of DIALECTS) {
 
     describe('permissive server (tests)', () => {
       const h = useHarness(dialect, PERMISSIVE);
-      let receiver: Receiver;
-      beforeAll(async () => {
-        receiver = await startReceiver();
-      });
-      afterAll(async () => {
-        await receiver.close();
-      });
-      const pathOf = (name: string) => `/${name}-${Math.random().toString(36).slice(2)}`;
-      const requestsTo = (path: string) => receiver.requests.filter((r) => r.path === path);
+      const { receiver: currentReceiver, pathOf, requestsTo } = useReceiver();
       const strictDeps = (): Deps => ({
         ...h.deps,
         config: { ...h.deps.config, webhooks: { ...h.deps.config.webhooks, allowPrivateTargets: false } },
@@ -135,7 +127,9 @@ for (const dialect of DIALECTS) {
         const t = await h.tenant();
         const path = pathOf('dns');
         // Created while the server allowed it; delivered by a worker with the default (strict) settings.
-        const wh = await createWebhook(h, t.liveKey, { url: `https://localhost:${receiver.port}${path}` });
+        const wh = await createWebhook(h, t.liveKey, {
+          url: `https://localhost:${currentReceiver().port}${path}`,
+        });
         await emit(h, t, 'note.created');
         await runDueDeliveries(strictDeps());
         expect(requestsTo(path)).toEqual([]);
@@ -150,7 +144,7 @@ for (const dialect of DIALECTS) {
       it('at delivery, an http:// or private-literal target is refused when the server no longer allows it', async () => {
         const t = await h.tenant();
         const path = pathOf('literal');
-        const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
         await emit(h, t, 'note.created');
         await runDueDeliveries(strictDeps());
         expect(requestsTo(path)).toEqual([]);
@@ -162,7 +156,10 @@ for (const dialect of DIALECTS) {
         const owner = await h.tenant();
         const intruder = await h.tenant();
         const path = pathOf('owned');
-        const wh = await createWebhook(h, owner.liveKey, { url: `${receiver.url}${path}`, secret: SECRET });
+        const wh = await createWebhook(h, owner.liveKey, {
+          url: `${currentReceiver().url}${path}`,
+          secret: SECRET,
+        });
         await emit(h, owner, 'note.created');
         await deliverDue(h);
         const [delivery] = await listDeliveries(h, owner.liveKey, wh.id);
@@ -222,14 +219,14 @@ for (const dialect of DIALECTS) {
           const path = pathOf('secret');
           const second = 'whsec_rotated_SECRET_value_42';
           const bad = 'too-short-secret';
-          receiver.respond((req) =>
+          currentReceiver().respond((req) =>
             req.path === path && requestsTo(path).length === 1 ? { status: 500 } : { status: 200 },
           );
           const texts: string[] = [];
           const created = await h.request('POST', '/v1/webhooks', {
             key: t.liveKey,
             body: {
-              url: `${receiver.url}${path}`,
+              url: `${currentReceiver().url}${path}`,
               events: ['note.created', 'note.processed'],
               secret: SECRET,
             },
@@ -246,7 +243,11 @@ for (const dialect of DIALECTS) {
           texts.push(rejected.text);
           const rejectedCreate = await h.request('POST', '/v1/webhooks', {
             key: t.liveKey,
-            body: { url: `${receiver.url}${path}`, events: ['note.created'], secret: `${bad} with spaces` },
+            body: {
+              url: `${currentReceiver().url}${path}`,
+              events: ['note.created'],
+              secret: `${bad} with spaces`,
+            },
           });
           expect(rejectedCreate.status).toBe(400);
           texts.push(rejectedCreate.text);
