@@ -1,30 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type AnalysisInput, analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
+import { analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
 import { MAX_TITLE_LENGTH } from '../../src/features/processing/make-title.ts';
+import { MONDAY, PEOPLE, segments } from './analysis-fixtures.ts';
 
 // Pure functions: no database, so these run once rather than per dialect.
 
-/** Monday 23 November 2026, 10:00 UTC. */
-const MONDAY = '2026-11-23T10:00:00.000Z';
-
-const SPEAKERS = [
-  { label: 'Speaker 1', name: 'Alice Chen' },
-  { label: 'Speaker 2', name: 'Bob Smith' },
-  { label: 'Speaker 3', name: 'Maria Lopez' },
-];
-
-/** Turns `[label, text]` pairs into segments ten seconds apart. */
-function segments(turns: [string, string][]): AnalysisInput['segments'] {
-  return turns.map(([speaker, text], i) => ({
-    speaker,
-    start_ms: i * 10_000,
-    end_ms: i * 10_000 + 9_000,
-    text,
-  }));
-}
-
 function analyze(turns: [string, string][], createdAt = MONDAY) {
-  return analyzeTranscript({ segments: segments(turns), speakers: SPEAKERS, createdAt });
+  return analyzeTranscript({ segments: segments(turns), speakers: PEOPLE, createdAt });
 }
 
 /** A planning meeting with a clear theme (the launch budget) and filler around it. */

@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type AnalysisInput, analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
+import { analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
 import { cleanText, splitText } from '../../src/features/processing/sentences.ts';
+import { MONDAY, PEOPLE, segments } from './analysis-fixtures.ts';
 
 // Pure functions: no database, so these run once rather than per dialect.
 
-/** Monday 23 November 2026, 10:00 UTC. */
-const MONDAY = '2026-11-23T10:00:00.000Z';
-
-const PEOPLE = [
-  { label: 'Speaker 1', name: 'Alice Chen' },
-  { label: 'Speaker 2', name: 'Bob Smith' },
-  { label: 'Speaker 3', name: 'Maria Lopez' },
-];
 const ROLES = [
   { label: 'Project Manager', name: 'Project Manager' },
   { label: 'Industrial Designer', name: 'Industrial Designer' },
@@ -19,14 +12,6 @@ const ROLES = [
   { label: 'Marketing', name: 'Marketing' },
 ];
 
-function segments(turns: [string, string][]): AnalysisInput['segments'] {
-  return turns.map(([speaker, text], i) => ({
-    speaker,
-    start_ms: i * 10_000,
-    end_ms: i * 10_000 + 9_000,
-    text,
-  }));
-}
 const people = (turns: [string, string][]) =>
   analyzeTranscript({ segments: segments(turns), speakers: PEOPLE, createdAt: MONDAY }).action_items;
 const roles = (turns: [string, string][]) =>
