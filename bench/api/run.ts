@@ -16,11 +16,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { openDatabase } from '../../src/db/connect.ts';
-import { migrate } from '../../src/db/migrate.ts';
 import type { Dialect } from '../../src/db/schema.ts';
-import { createScratchDatabase } from '../../src/db/scratch-database.ts';
-import { childEnv, freePort, stopChild, waitForHealth } from '../lib/child-server.ts';
+import { childDatabase, childEnv, freePort, stopChild, waitForHealth } from '../lib/child-server.ts';
 import { summarizeProfile } from './profile-summary.ts';
 import { type SeedResult, seedNotes } from './seed.ts';
 
@@ -100,28 +97,17 @@ interface PreparedDatabase {
 }
 
 async function prepareDatabase(dialect: Dialect, dataDir: string): Promise<PreparedDatabase> {
-  let env: Record<string, string>;
-  let dropDatabase = async () => {};
-  if (dialect === 'sqlite') {
-    env = { DATABASE_URL: `sqlite://${path.join(dataDir, 'bench.sqlite')}` };
-  } else {
-    const scratch = await createScratchDatabase(PG_ADMIN_URL!, 'minutes_bench');
-    env = { DATABASE_URL: scratch.url };
-    dropDatabase = scratch.drop;
-  }
-  const database = openDatabase(
-    dialect === 'sqlite'
-      ? { dialect, file: env.DATABASE_URL!.slice('sqlite://'.length) }
-      : { dialect, url: env.DATABASE_URL! },
-  );
+  const { env, database, drop } = await childDatabase(dialect, dataDir, {
+    pgAdminUrl: PG_ADMIN_URL,
+    prefix: 'minutes_bench',
+  });
   const started = performance.now();
-  await migrate(database.db, dialect);
   const seed = await seedNotes(database.db, NOTES);
   // Autovacuum would analyze the bulk load soon after; do it now so plans match a settled database.
   if (dialect === 'postgres') await sql`ANALYZE`.execute(database.db);
   const seedSeconds = (performance.now() - started) / 1000;
   await database.close();
-  return { env, seed, seedSeconds, cleanup: dropDatabase };
+  return { env, seed, seedSeconds, cleanup: drop };
 }
 
 async function benchDialect(

@@ -1,6 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 import { ConfigSchema } from '../../src/config.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/db/connect.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import type { Dialect } from '../../src/db/schema.ts';
+import { createScratchDatabase } from '../../src/db/scratch-database.ts';
 
 /** Helpers the benchmarks share to run the real server as a child process. */
 
@@ -47,4 +52,26 @@ export async function waitForHealth(url: string, child: ChildProcess): Promise<v
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('server did not become healthy within 60 s');
+}
+
+/**
+ * A migrated database for a child server, opened here too so the benchmark can seed it: a SQLite file in
+ * `dataDir`, or a throwaway PostgreSQL database on `pgAdminUrl` (dropped by `drop`). `env` is what the child needs.
+ */
+export async function childDatabase(
+  dialect: Dialect,
+  dataDir: string,
+  options: { pgAdminUrl?: string; prefix: string },
+): Promise<{ env: Record<string, string>; database: DatabaseHandle; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const file = path.join(dataDir, 'bench.sqlite');
+    const database = openDatabase({ dialect, file });
+    await migrate(database.db, dialect);
+    return { env: { DATABASE_URL: `sqlite://${file}` }, database, drop: async () => {} };
+  }
+  if (!options.pgAdminUrl) throw new Error('PostgreSQL needs BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  const scratch = await createScratchDatabase(options.pgAdminUrl, options.prefix);
+  const database = openDatabase({ dialect, url: scratch.url });
+  await migrate(database.db, dialect);
+  return { env: { DATABASE_URL: scratch.url }, database, drop: scratch.drop };
 }

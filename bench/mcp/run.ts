@@ -17,14 +17,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, LATEST_PROTOCOL_VERSION, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadConfig } from '../../src/config.ts';
-import { openDatabase } from '../../src/db/connect.ts';
-import { migrate } from '../../src/db/migrate.ts';
 import type { Dialect } from '../../src/db/schema.ts';
-import { createScratchDatabase } from '../../src/db/scratch-database.ts';
 import { reindexAll } from '../../src/features/search/index-note.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { seedNotes } from '../api/seed.ts';
-import { childEnv, freePort, stopChild, waitForHealth } from '../lib/child-server.ts';
+import { childDatabase, childEnv, freePort, stopChild, waitForHealth } from '../lib/child-server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NOTES = Number(process.env.BENCH_NOTES ?? 1000);
@@ -227,21 +224,10 @@ interface Row {
 }
 
 async function prepareDatabase(dialect: Dialect, dataDir: string) {
-  let env: Record<string, string>;
-  let drop = async () => {};
-  if (dialect === 'sqlite') {
-    env = { DATABASE_URL: `sqlite://${path.join(dataDir, 'bench.sqlite')}` };
-  } else {
-    const scratch = await createScratchDatabase(PG_ADMIN_URL!, 'minutes_bench_mcp');
-    env = { DATABASE_URL: scratch.url };
-    drop = scratch.drop;
-  }
-  const database = openDatabase(
-    dialect === 'sqlite'
-      ? { dialect, file: env.DATABASE_URL!.slice('sqlite://'.length) }
-      : { dialect, url: env.DATABASE_URL! },
-  );
-  await migrate(database.db, dialect);
+  const { env, database, drop } = await childDatabase(dialect, dataDir, {
+    pgAdminUrl: PG_ADMIN_URL,
+    prefix: 'minutes_bench_mcp',
+  });
   const seed = await seedNotes(database.db, NOTES);
   // Index every seeded note now, as `minutes reindex` would (searches index only a few missing notes on the spot).
   const config = loadConfig({ ...env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
