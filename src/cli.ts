@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerAccountsCommands } from './cli/accounts.command.ts';
 import { UsageError } from './cli/context.ts';
@@ -9,18 +8,16 @@ import { registerServerCommands } from './cli/server.command.ts';
 import { describeError } from './cli/shutdown.ts';
 import { ConfigError } from './config.ts';
 import { AppError } from './lib/errors.ts';
+import { VERSION } from './lib/version.ts';
 
 /** The `minutes` command (bin/minutes.js). Every command reads DATA_DIR / DATABASE_URL through loadConfig. */
 export function buildCli(): Command {
-  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
   const program = new Command('minutes')
     .description(
       'Minutes: notes from recordings, over a REST API, webhooks and MCP.\n' +
         'Settings come from the environment (PORT, DATA_DIR, DATABASE_URL, …; see README.md).',
     )
-    .version(version);
+    .version(VERSION);
   registerServerCommands(program);
   registerKeysCommands(program);
   registerAccountsCommands(program);

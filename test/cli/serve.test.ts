@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -9,6 +10,7 @@ import {
   BIN,
   expectNoStack,
   logLine,
+  ROOT,
   runCli,
   type ServerProcess,
   spawnServer,
@@ -32,6 +34,7 @@ for (const dialect of DIALECTS) {
     let pgDatabase: TestDatabase | undefined;
     let settings: Record<string, string>;
     const running: ServerProcess[] = [];
+    const builds: string[] = [];
 
     beforeAll(async () => {
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-serve-'));
@@ -44,6 +47,7 @@ for (const dialect of DIALECTS) {
     });
     afterAll(async () => {
       for (const server of running) await server.stop();
+      for (const dir of builds) fs.rmSync(dir, { recursive: true, force: true });
       await pgDatabase?.destroy();
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
@@ -76,7 +80,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('the first start (npm start) creates the owner and prints one live and one test key, once', async () => {
-      const server = await start(['--import', 'tsx', 'src/main.ts']);
+      // What `npm start` runs: the bundle scripts/build.js makes (here into a directory of this test's own).
+      const outdir = path.join(ROOT, '.tmp', `serve-${dialect}-${process.pid}`);
+      builds.push(outdir);
+      execFileSync(process.execPath, ['scripts/build.js', outdir], { cwd: ROOT });
+      const server = await start(['--enable-source-maps', path.join(outdir, 'main.js')]);
       // The banner is written right after the listening line; give the pipe a moment.
       await waitFor(() => Object.keys(printedKeys(server.stdout())).length === 2);
       const keys = printedKeys(server.stdout());

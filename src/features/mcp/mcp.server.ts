@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import {
   type CallToolResult,
   McpServer,
@@ -10,16 +9,13 @@ import {
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
+import { VERSION } from '../../lib/version.ts';
 import { ListNotesQuery } from '../notes/notes.schema.ts';
 import { getNote, listNotes } from '../notes/notes.service.ts';
 import { requireToolScope, toolFailure } from './mcp.errors.ts';
 import { advertisedInput, checkedOutput, parseOrThrow } from './mcp.schema.ts';
 import { MCP_TOOLS } from './mcp.tools.ts';
 import type { McpCaller, ToolContext, ToolDefinition } from './tools/tool.ts';
-
-const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
 
 export const SERVER_INSTRUCTIONS =
   "Minutes holds the user's meetings as notes: title, summary, transcript with named speakers, highlights, " +
@@ -180,7 +176,7 @@ const REGISTRATIONS = MCP_TOOLS.map((tool) => ({
  */
 export function createMcpServer(deps: Deps, caller: McpCaller): McpServer {
   const server = new McpServer(
-    { name: 'minutes', title: 'Minutes', version },
+    { name: 'minutes', title: 'Minutes', version: VERSION },
     {
       instructions: SERVER_INSTRUCTIONS,
       // The tool, resource and prompt lists never change while a client is connected.
