@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { RerankerSettings } from './features/search/reranker.ts';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -94,6 +95,14 @@ export const ConfigSchema = z.object({
   EMBEDDER_DIMENSIONS: z.coerce.number().int().min(1).max(8192).optional(),
   EMBEDDER_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   MODELS_DIR: z.string().min(1).optional(),
+  // Search: an optional cross-encoder that re-scores the best notes' passages (src/features/search/reranker.ts).
+  RERANKER: z.enum(['none', 'cohere']).default('none'),
+  RERANKER_BASE_URL: httpUrl.default('https://api.cohere.com/v2'),
+  RERANKER_API_KEY: z.string().optional(),
+  RERANKER_MODEL: z.string().min(1).default('rerank-v3.5'),
+  RERANKER_SCORES: z.enum(['probability', 'logit']).default('probability'),
+  RERANKER_CANDIDATES: z.coerce.number().int().min(1).max(100).default(20),
+  RERANKER_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
 });
 
 export type Config = {
@@ -142,6 +151,8 @@ export type Config = {
       | ({ provider: 'openai'; dimensions?: number } & OpenAiEndpoint);
     /** Where downloaded models and the builtin embedder's cache live (MODELS_DIR, default DATA_DIR/models). */
     modelsDir: string;
+    /** Re-scores the fused ranking's best notes with a cross-encoder; none by default. */
+    reranker?: RerankerSettings;
   };
 };
 
@@ -247,6 +258,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             ? { provider: 'transformers', model: e.EMBEDDER_MODEL ?? 'Xenova/bge-small-en-v1.5' }
             : { provider: 'builtin' },
       modelsDir: path.resolve(e.MODELS_DIR ?? path.join(dataDir, 'models')),
+      ...(e.RERANKER === 'cohere'
+        ? {
+            reranker: {
+              baseUrl: e.RERANKER_BASE_URL,
+              model: e.RERANKER_MODEL,
+              timeoutMs: e.RERANKER_TIMEOUT_MS,
+              candidates: e.RERANKER_CANDIDATES,
+              scores: e.RERANKER_SCORES,
+              ...(e.RERANKER_API_KEY ? { apiKey: e.RERANKER_API_KEY } : {}),
+            },
+          }
+        : {}),
     },
   };
 }

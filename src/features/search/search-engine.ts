@@ -232,6 +232,13 @@ export async function prepareSearch(
     } else {
       deps.logger.info({ vector_store: engine.store.kind, embedder: id }, 'search: hybrid keyword + vector');
     }
+    const reranker = deps.config.search.reranker;
+    if (reranker) {
+      deps.logger.info(
+        { url: `${reranker.baseUrl}/rerank`, model: reranker.model, candidates: reranker.candidates },
+        'search: the best notes are re-scored by a reranker',
+      );
+    }
     const missing = notes.ready - notes.indexed;
     if (missing > 0 || (notes.stale > 0 && engine.vectorsReady)) {
       deps.logger.warn(

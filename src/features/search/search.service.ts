@@ -5,6 +5,8 @@ import { ensureSpaceIndexed } from './index-note.ts';
 import { phraseShare, queryPairs } from './phrase.ts';
 import { type AnalyzedQuery, analyzeQuery } from './query.ts';
 import { DEFAULT_RANK_PARAMS, type NoteEvidence, type RankParams, rankNotes } from './rank.ts';
+import { type RerankedNote, rerankNotes } from './rerank-notes.ts';
+import { CohereReranker } from './reranker.ts';
 import { type ChunkRow, type SearchFilters, type Space, searchRepo } from './search.repo.ts';
 import { bytesToVector } from './search.tables.ts';
 import { getSearchEngine } from './search-engine.ts';
@@ -56,11 +58,12 @@ export async function searchNotes(
   const space: Space = { accountId: actor.accountId, mode: actor.mode };
   const gathered = await gatherEvidence(deps, space, input);
   const ranked = rankNotes(gathered.evidence, gathered.spaceSize);
+  const reranked = await rerankIfConfigured(deps, input, gathered, ranked);
   const results: SearchResult[] = [];
-  for (const r of ranked) {
+  for (const r of reranked ?? ranked) {
     if (r.relevance < input.min_relevance) continue;
     const note = gathered.notes.get(r.noteId)!;
-    const snippet = gathered.snippetOf(r.noteId);
+    const snippet = gathered.snippetOf(r.noteId, 'passage' in r ? r.passage : undefined);
     results.push({
       note_id: r.noteId,
       title: note.title,
@@ -74,13 +77,42 @@ export async function searchNotes(
   return { results };
 }
 
+/**
+ * With RERANKER set: the fused ranking's best notes (at least `limit`), re-scored by the reranker from the
+ * passages read for each, best first. Undefined without a reranker, or when it fails: the search then answers
+ * from its own ranking, and the failure is logged.
+ */
+async function rerankIfConfigured(
+  deps: Deps,
+  input: SearchInput,
+  gathered: GatheredEvidence,
+  ranked: readonly { noteId: string }[],
+): Promise<RerankedNote[] | undefined> {
+  const settings = deps.config.search.reranker;
+  if (!settings || !ranked.length) return undefined;
+  const candidates = ranked
+    .slice(0, Math.max(settings.candidates, input.limit))
+    .map((r) => ({ noteId: r.noteId, passages: gathered.passagesOf(r.noteId) }));
+  try {
+    return await rerankNotes(new CohereReranker(settings), input.query, candidates);
+  } catch (err) {
+    deps.logger.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      'reranker failed; search results use the builtin ranking',
+    );
+    return undefined;
+  }
+}
+
 export interface GatheredEvidence {
   query: AnalyzedQuery;
   evidence: NoteEvidence[];
   spaceSize: number;
   notes: Map<string, { id: string; title: string; created_at: string }>;
-  /** The best excerpt of a candidate note. */
-  snippetOf(noteId: string): ReturnType<typeof buildSnippet>;
+  /** The passages read for a candidate note, its best first (what a reranker judges). */
+  passagesOf(noteId: string): ChunkRow[];
+  /** The best excerpt of a candidate note, or of the given one of its passages. */
+  snippetOf(noteId: string, passage?: ChunkRow): ReturnType<typeof buildSnippet>;
   /** Whether vector search took part. */
   usedVectors: boolean;
 }
@@ -261,14 +293,23 @@ export async function gatherEvidence(
     spaceSize,
     notes,
     usedVectors: vectorResult.hits.length > 0,
-    snippetOf: (noteId: string) => {
-      const best = bestChunk.get(noteId);
-      if (!best) return { text: notes.get(noteId)?.title ?? '', matchedTerms: 0 };
+    passagesOf: (noteId: string) => {
+      const best = bestChunk.get(noteId)?.chunk;
+      const e = byNote.get(noteId);
+      const read = [
+        ...(e?.keyword.slice(0, CHUNKS_EXAMINED_PER_NOTE).map((k) => k.id) ?? []),
+        ...(e?.vector ? [e.vector.id] : []),
+      ].flatMap((id) => chunkById.get(id) ?? []);
+      return [...new Set([...(best ? [best] : []), ...read])];
+    },
+    snippetOf: (noteId: string, passage?: ChunkRow) => {
+      const chunk = passage ?? bestChunk.get(noteId)?.chunk;
+      if (!chunk) return { text: notes.get(noteId)?.title ?? '', matchedTerms: 0 };
       return buildSnippet(
         {
-          text: best.chunk.text,
-          startMs: best.chunk.start_ms,
-          lineStarts: best.chunk.line_starts ? (JSON.parse(best.chunk.line_starts) as number[]) : null,
+          text: chunk.text,
+          startMs: chunk.start_ms,
+          lineStarts: chunk.line_starts ? (JSON.parse(chunk.line_starts) as number[]) : null,
         },
         weights,
       );

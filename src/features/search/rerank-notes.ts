@@ -1,0 +1,38 @@
+import type { CohereReranker } from './reranker.ts';
+import type { ChunkRow } from './search.repo.ts';
+
+export interface RerankedNote {
+  noteId: string;
+  /** The reranker's score of the note's best passage, in [0, 1]. */
+  relevance: number;
+  /** That passage, which becomes the snippet. */
+  passage?: ChunkRow;
+}
+
+/**
+ * Scores every passage of the candidate notes in one request and ranks the notes by their best passage; ties
+ * keep the order the candidates came in (the fused ranking). A note with no passage read cannot be judged and
+ * gets 0.
+ */
+export async function rerankNotes(
+  reranker: Pick<CohereReranker, 'score'>,
+  query: string,
+  candidates: readonly { noteId: string; passages: readonly ChunkRow[] }[],
+): Promise<RerankedNote[]> {
+  const flat = candidates.flatMap((c, note) => c.passages.map((passage) => ({ note, passage })));
+  const scores = await reranker.score(
+    query,
+    flat.map((f) => f.passage.text),
+  );
+  const best: RerankedNote[] = candidates.map((c) => ({ noteId: c.noteId, relevance: 0 }));
+  flat.forEach(({ note, passage }, i) => {
+    const current = best[note]!;
+    if (current.passage === undefined || scores[i]! > current.relevance) {
+      best[note] = { noteId: current.noteId, relevance: scores[i]!, passage };
+    }
+  });
+  return best
+    .map((r, order) => ({ r, order }))
+    .sort((a, b) => b.r.relevance - a.r.relevance || a.order - b.order)
+    .map(({ r }) => r);
+}
