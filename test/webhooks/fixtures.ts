@@ -107,21 +107,40 @@ export function deliverDue(h: Harness): Promise<number> {
   return runDueDeliveries(h.deps);
 }
 
+/** Whether `a` and `b` are equal, compared in constant time (as a receiver should). */
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
 /**
- * Verifies both signatures of a received request independently of the service: the Standard Webhooks
- * reference library (raw-format secret) and node:crypto for X-Svc-Signature. Returns the parsed body.
+ * Verifies both signatures of a received request independently of the service, keyed with the secret's UTF-8
+ * bytes (API.md): node:crypto recomputes `X-Svc-Signature` (hex HMAC-SHA256 of the raw body) and
+ * `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`) over the raw bytes received, and the
+ * Standard Webhooks reference library verifies the latter too. Its raw format takes a string's UTF-16 code
+ * units as bytes, which are the UTF-8 bytes only for ASCII; other secrets are given to it as their UTF-8
+ * bytes. Returns the parsed body.
  */
 export function verifySignatures(request: ReceivedRequest, secret: string): unknown {
-  const verified = new StandardWebhook(secret, { format: 'raw' }).verify(request.body, {
-    'webhook-id': request.headers['webhook-id']!,
-    'webhook-timestamp': request.headers['webhook-timestamp']!,
-    'webhook-signature': request.headers['webhook-signature']!,
-  });
-  const expected = createHmac('sha256', secret).update(Buffer.from(request.body, 'utf8')).digest('hex');
+  const key = new TextEncoder().encode(secret);
+  const id = request.headers['webhook-id']!;
+  const timestamp = request.headers['webhook-timestamp']!;
   const given = request.headers['x-svc-signature'] ?? '';
   expect(given).toMatch(/^[0-9a-f]{64}$/);
-  expect(timingSafeEqual(Buffer.from(given), Buffer.from(expected))).toBe(true);
-  return verified;
+  expect(sameText(given, createHmac('sha256', key).update(request.raw).digest('hex'))).toBe(true);
+  const standard = request.headers['webhook-signature'] ?? '';
+  expect(standard).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+  const expected = createHmac('sha256', key)
+    .update(Buffer.concat([Buffer.from(`${id}.${timestamp}.`, 'utf8'), request.raw]))
+    .digest('base64');
+  expect(sameText(standard, `v1,${expected}`)).toBe(true);
+  const ascii = key.length === secret.length; // one UTF-8 byte per UTF-16 unit: ASCII
+  return new StandardWebhook(ascii ? secret : key, { format: 'raw' }).verify(request.body, {
+    'webhook-id': id,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': standard,
+  });
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

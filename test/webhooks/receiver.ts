@@ -2,12 +2,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 
-/** One request as the receiver saw it: raw body bytes as text, lower-cased headers, arrival time. */
+/** One request as the receiver saw it: raw body bytes (and as text), lower-cased headers, arrival time. */
 export interface ReceivedRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
+  /** The body decoded as UTF-8. */
   body: string;
+  /** The body's bytes exactly as received (what signatures are computed over). */
+  raw: Buffer;
   receivedAt: number;
 }
 
@@ -46,13 +49,15 @@ export async function startReceiver(
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const raw = Buffer.concat(chunks);
       const received: ReceivedRequest = {
         method: req.method ?? '',
         path: req.url ?? '',
         headers: Object.fromEntries(
           Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]),
         ),
-        body: Buffer.concat(chunks).toString('utf8'),
+        body: raw.toString('utf8'),
+        raw,
         receivedAt: Date.now(),
       };
       const index = requests.push(received) - 1;

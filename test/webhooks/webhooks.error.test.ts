@@ -81,14 +81,44 @@ for (const dialect of DIALECTS) {
           'secret',
         ],
         [
-          'a secret with non-ASCII characters',
-          { url: 'https://example.com/x', events: ['note.created'], secret: 'ünïcödé-secret-value' },
+          'a secret of 15 code points (30 UTF-16 code units)',
+          { url: 'https://example.com/x', events: ['note.created'], secret: '🔑'.repeat(15) },
           'parameter_invalid',
           'secret',
         ],
         [
-          'a secret with a space',
-          { url: 'https://example.com/x', events: ['note.created'], secret: 'has a space in it!!' },
+          'a secret of 257 code points',
+          { url: 'https://example.com/x', events: ['note.created'], secret: '秘'.repeat(257) },
+          'parameter_invalid',
+          'secret',
+        ],
+        [
+          'a secret with a newline',
+          { url: 'https://example.com/x', events: ['note.created'], secret: 'line one of it\nline two' },
+          'parameter_invalid',
+          'secret',
+        ],
+        [
+          'a secret with a tab',
+          { url: 'https://example.com/x', events: ['note.created'], secret: 'tab\tseparated-secret' },
+          'parameter_invalid',
+          'secret',
+        ],
+        [
+          'a secret with a NUL character',
+          { url: 'https://example.com/x', events: ['note.created'], secret: 'nul\u0000in-the-secret' },
+          'parameter_invalid',
+          'secret',
+        ],
+        [
+          'a secret with DEL',
+          { url: 'https://example.com/x', events: ['note.created'], secret: 'del\u007fin-the-secret' },
+          'parameter_invalid',
+          'secret',
+        ],
+        [
+          'a secret with a lone surrogate',
+          { url: 'https://example.com/x', events: ['note.created'], secret: 'lone\ud800surrogate-secret' },
           'parameter_invalid',
           'secret',
         ],
@@ -117,6 +147,7 @@ for (const dialect of DIALECTS) {
         ['events: []', { events: [] }],
         ['active as a string', { active: 'false' }],
         ['a short secret', { secret: 'short' }],
+        ['a secret with a newline', { secret: 'a long enough secret\nwith a newline' }],
         ['an unknown field', { enabled: false }],
         ['an ftp url', { url: 'ftp://example.com' }],
       ])('PATCH 400 for %s, and the webhook is unchanged', async (_, body) => {
@@ -125,6 +156,22 @@ for (const dialect of DIALECTS) {
         const res = await h.request('PATCH', `/v1/webhooks/${wh.id}`, { key: t.liveKey, body });
         expectApiError(res, 400);
         expect((await h.request('GET', `/v1/webhooks/${wh.id}`, { key: t.liveKey })).body).toEqual(wh);
+      });
+
+      it.each([
+        ['too short', 'x'.repeat(15), /16–256 characters/],
+        ['too long', '秘'.repeat(257), /16–256 characters/],
+        ['with a control character', 'secret-with\u0007bell-char', /control characters/],
+      ])('a secret %s is a 400 on secret that names the rule, never the value', async (_, secret, rule) => {
+        const t = await h.tenant();
+        const res = await h.request('POST', '/v1/webhooks', {
+          key: t.liveKey,
+          body: { url: 'https://example.com/x', events: ['note.created'], secret },
+        });
+        expectApiError(res, 400, 'parameter_invalid');
+        expect(res.body.error.param).toBe('secret');
+        expect(res.body.error.message).toMatch(rule);
+        expect(res.text).not.toContain(secret);
       });
 
       it('400 for a malformed JSON body and 415 for a non-JSON content type', async () => {
@@ -313,26 +360,39 @@ for (const dialect of DIALECTS) {
         },
       );
 
-      it('410 Gone deactivates the webhook, fails the delivery without retries and cancels waiting ones', async () => {
+      it('410 Gone is an ordinary failure: retried on the schedule, the webhook stays active', async () => {
         const t = await h.tenant();
         const path = pathOf('gone');
         failFirst(path, 100, 410);
         const wh = await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}` });
-        await emit(h, t, 'note.created');
-        // One at a time: the second delivery is still waiting when the first one hears 410.
-        await emit(h, t, 'note.created');
-        await runDueDeliveries(depsWith({ concurrency: 1 }));
-        expect(requestsTo(path)).toHaveLength(1);
-        expect((await h.request('GET', `/v1/webhooks/${wh.id}`, { key: t.liveKey })).body.active).toBe(false);
-        await emit(h, t, 'note.created');
-        await sleep(300);
-        await deliverDue(h);
-        expect(requestsTo(path)).toHaveLength(1);
-        const [waiting, delivery] = await listDeliveries(h, t.liveKey, wh.id);
-        expect(waiting).toMatchObject({ status: 'cancelled', attempt_count: 0, attempts: [] });
-        expect(delivery).toMatchObject({ status: 'failed', attempt_count: 1 });
-        expect(delivery!.attempts[0]).toMatchObject({ status_code: 410 });
-        expect(delivery!.attempts[0]!.error).toMatch(/410/);
+        const first = await emit(h, t, 'note.created');
+        const second = await emit(h, t, 'note.created');
+        const worker = startWebhookWorker(depsWith({ pollMs: 20 }));
+        try {
+          const log = await eventually(async () => {
+            const all = await listDeliveries(h, t.liveKey, wh.id);
+            return all.length === 2 && all.every((d) => d.status === 'failed') ? all : undefined;
+          });
+          for (const delivery of log) {
+            expect(delivery.attempt_count).toBe(4);
+            expect(delivery.attempts.map((a) => a.status_code)).toEqual([410, 410, 410, 410]);
+            expect(delivery.attempts[0]!.error).toBe('The receiver answered 410, not a 2xx status.');
+          }
+          expect(log.map((d) => d.event_id).sort()).toEqual([first.id, second.id].sort());
+          expect(requestsTo(path)).toHaveLength(8);
+          const after = await h.request('GET', `/v1/webhooks/${wh.id}`, { key: t.liveKey });
+          expect(after.body.active).toBe(true);
+          // Later events still go out, and a retry after a 410 can succeed.
+          failFirst(path, requestsTo(path).length + 1, 410);
+          const third = await emit(h, t, 'note.created');
+          const [delivery] = await eventually(async () => {
+            const all = await listDeliveries(h, t.liveKey, wh.id, `event_id=${third.id}`);
+            return all[0]?.status === 'succeeded' ? all : undefined;
+          });
+          expect(delivery!.attempts.map((a) => a.status_code)).toEqual([410, 200]);
+        } finally {
+          await worker.stop();
+        }
       });
 
       it('a refused connection is a failed attempt with a readable error', async () => {

@@ -1,3 +1,5 @@
+import { createHmac } from 'node:crypto';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
@@ -19,6 +21,10 @@ import {
 import { useReceiver } from './receiver.ts';
 
 const ENV = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_RETRY_SCHEDULE: '0.2,0.4,0.8' };
+
+/** Secrets are 16–256 code points of any characters but control characters (API.md). */
+const SPACED_SECRET = 'correct horse battery staple 42';
+const UNICODE_SECRET = 'clé secrète — ünïcödé Ω 秘密の鍵 🔑';
 
 const TRANSCRIPT = [
   'Alice: Welcome to the planning meeting. The budget review is on the agenda.',
@@ -195,6 +201,76 @@ for (const dialect of DIALECTS) {
         expect(req!.headers['webhook-signature']).toBeUndefined();
         expect(req!.headers['webhook-id']).toBe(event.id);
         expect(req!.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
+      });
+
+      it.each([
+        ['spaces', SPACED_SECRET],
+        ['non-ASCII characters', UNICODE_SECRET],
+      ])('a secret with %s keys both signatures with its UTF-8 bytes', async (_, secret) => {
+        const t = await h.tenant();
+        const path = pathOf('utf8-secret');
+        await createWebhook(h, t.liveKey, { url: `${currentReceiver().url}${path}`, secret });
+        const event = await emit(h, t, 'note.created', {
+          id: 'note_abc',
+          title: 'Café ☕ — naïve 🔑',
+          summary: '',
+          tags: [],
+        });
+        await deliverDue(h);
+        const [req, ...more] = requestsTo(path);
+        expect(more).toEqual([]);
+        expect(req!.raw.length).toBeGreaterThan(req!.body.length); // non-ASCII body: bytes ≠ UTF-16 units
+        // Recomputed here with node:crypto over the raw bytes received, keyed with the UTF-8 bytes.
+        const key = Buffer.from(secret, 'utf8');
+        expect(req!.headers['x-svc-signature']).toBe(
+          createHmac('sha256', key).update(req!.raw).digest('hex'),
+        );
+        const signed = Buffer.concat([
+          Buffer.from(`${event.id}.${req!.headers['webhook-timestamp']}.`),
+          req!.raw,
+        ]);
+        expect(req!.headers['webhook-signature']).toBe(
+          `v1,${createHmac('sha256', key).update(signed).digest('base64')}`,
+        );
+        // And by the fixture's verifier: node:crypto again plus the standardwebhooks reference library.
+        expect(verifySignatures(req!, secret)).toEqual(JSON.parse(req!.body));
+        const headers = {
+          'webhook-id': req!.headers['webhook-id']!,
+          'webhook-timestamp': req!.headers['webhook-timestamp']!,
+          'webhook-signature': req!.headers['webhook-signature']!,
+        };
+        const utf8Key = new TextEncoder().encode(secret);
+        expect(new StandardWebhook(utf8Key, { format: 'raw' }).verify(req!.body, headers)).toMatchObject({
+          id: event.id,
+        });
+        const byString = () => new StandardWebhook(secret, { format: 'raw' }).verify(req!.body, headers);
+        // The library's raw format reads a string's UTF-16 code units as bytes: right for ASCII only.
+        if (/^[\x20-\x7e]+$/.test(secret)) expect(byString()).toMatchObject({ id: event.id });
+        else expect(byString).toThrow(/No matching signature/);
+      });
+
+      it('secret lengths count code points: 16 and 256 emoji are accepted, and PATCH rotates to one', async () => {
+        const t = await h.tenant();
+        const path = pathOf('emoji-secret');
+        const short = '🔑'.repeat(16); // 32 UTF-16 code units, 64 UTF-8 bytes
+        const long = '秘'.repeat(256); // 768 UTF-8 bytes
+        const wh = await createWebhook(h, t.liveKey, {
+          url: `${currentReceiver().url}${path}`,
+          secret: short,
+        });
+        await emit(h, t, 'note.created');
+        await deliverDue(h);
+        const patched = await h.request('PATCH', `/v1/webhooks/${wh.id}`, {
+          key: t.liveKey,
+          body: { secret: long },
+        });
+        expect(patched.status).toBe(200);
+        expect(patched.text).not.toContain('秘');
+        await emit(h, t, 'note.processed');
+        await deliverDue(h);
+        const [first, second] = requestsTo(path);
+        verifySignatures(first!, short);
+        verifySignatures(second!, long);
       });
 
       it('a note created with POST /v1/notes arrives as note.created, action_item.created…, note.processed, in order', async () => {

@@ -2,11 +2,20 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/deps.ts';
-import { runDueDeliveries } from '../../src/features/webhooks/webhook-worker.ts';
+import { runDueDeliveries, startWebhookWorker } from '../../src/features/webhooks/webhook-worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
-import { createWebhook, deliverDue, emit, listDeliveries, SECRET, verifySignatures } from './fixtures.ts';
+import {
+  createWebhook,
+  deliverDue,
+  emit,
+  eventually,
+  listDeliveries,
+  SECRET,
+  sleep,
+  verifySignatures,
+} from './fixtures.ts';
 import { useReceiver } from './receiver.ts';
 
 const PERMISSIVE = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_RETRY_SCHEDULE: '0.2,0.4,0.8' };
@@ -33,9 +42,12 @@ const PRIVATE_URLS = [
   'https://[::ffff:127.0.0.1]/hook',
   'https://[::ffff:a9fe:a9fe]/hook',
   'https://[64:ff9b::a00:1]/hook',
-  'https://localhost/hook',
-  'https://metadata.localhost/hook',
 ];
+
+/** Host names: accepted at creation, judged at delivery by what they resolve to (API.md, Precise rules). */
+const LOCAL_NAMES = ['https://localhost/hook', 'https://LOCALHOST./h', 'https://metadata.localhost/hook'];
+
+const LOOPBACK_REFUSED = /Refused to connect: localhost resolves to (127\.0\.0\.1|::1), a loopback address/;
 
 /** A logger that keeps every line, at the most verbose level. */
 function captureLogs() {
@@ -53,6 +65,7 @@ for (const dialect of DIALECTS) {
   describe(dialect, () => {
     describe('strict server (default settings)', () => {
       const h = useHarness(dialect, { WEBHOOKS_RETRY_SCHEDULE: '0.2,0.4,0.8' });
+      const { receiver: currentReceiver, pathOf, requestsTo } = useReceiver();
 
       it.each(PRIVATE_URLS)('POST refuses %s with 400 on url', async (url) => {
         const t = await h.tenant();
@@ -63,6 +76,62 @@ for (const dialect of DIALECTS) {
         expectApiError(res, 400, 'parameter_invalid');
         expect(res.body.error.param).toBe('url');
         expect((await h.request('GET', '/v1/webhooks', { key: t.liveKey })).body.data).toEqual([]);
+      });
+
+      it.each(LOCAL_NAMES)('POST accepts the host name %s (201): it is judged at delivery', async (url) => {
+        const t = await h.tenant();
+        const wh = await createWebhook(h, t.liveKey, { url });
+        expect(wh.url).toBe(url);
+        expect((await h.request('GET', '/v1/webhooks', { key: t.liveKey })).body.data).toHaveLength(1);
+      });
+
+      it('PATCH accepts a localhost name as the new url', async () => {
+        const t = await h.tenant();
+        const wh = await createWebhook(h, t.liveKey, { url: 'https://example.com/hook' });
+        const res = await h.request('PATCH', `/v1/webhooks/${wh.id}`, {
+          key: t.liveKey,
+          body: { url: 'https://api.localhost/hook' },
+        });
+        expect(res.status).toBe(200);
+        expect(res.body.url).toBe('https://api.localhost/hook');
+      });
+
+      it('https://localhost is refused at delivery: every attempt is logged as failed and retried, nothing is sent', async () => {
+        const t = await h.tenant();
+        const path = pathOf('localhost');
+        const wh = await createWebhook(h, t.liveKey, {
+          url: `https://localhost:${currentReceiver().port}${path}`,
+        });
+        const event = await emit(h, t, 'note.created');
+        await runDueDeliveries(h.deps);
+        const [first] = await listDeliveries(h, t.liveKey, wh.id);
+        expect(first).toMatchObject({ event_id: event.id, status: 'pending', attempt_count: 1 });
+        expect(first!.next_attempt_at).toBeDefined();
+        expect(first!.attempts[0]!.status_code).toBeUndefined();
+        expect(first!.attempts[0]!.error).toMatch(LOOPBACK_REFUSED);
+        const worker = startWebhookWorker({
+          ...h.deps,
+          config: { ...h.deps.config, webhookDelivery: { ...h.deps.config.webhookDelivery, pollMs: 20 } },
+        });
+        try {
+          const [delivery] = await eventually(async () => {
+            const log = await listDeliveries(h, t.liveKey, wh.id);
+            return log[0]?.status === 'failed' ? log : undefined;
+          });
+          expect(delivery!.attempt_count).toBe(4);
+          expect(delivery!.attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
+          for (const attempt of delivery!.attempts) {
+            expect(attempt.status_code).toBeUndefined();
+            expect(attempt.error).toMatch(LOOPBACK_REFUSED);
+          }
+          expect(delivery!.next_attempt_at).toBeUndefined();
+        } finally {
+          await worker.stop();
+        }
+        await sleep(100);
+        expect(requestsTo(path)).toEqual([]);
+        // Refused targets do not touch the webhook: it stays active, as after any failure.
+        expect((await h.request('GET', `/v1/webhooks/${wh.id}`, { key: t.liveKey })).body.active).toBe(true);
       });
 
       it('PATCH refuses a private URL and keeps the old one', async () => {
@@ -103,7 +172,7 @@ for (const dialect of DIALECTS) {
         const t = await h.tenant();
         await createWebhook(h, t.liveKey, { url: 'https://10.1.2.3/hook' });
         await createWebhook(h, t.liveKey, { url: 'https://hooks.localhost/hook' });
-        for (const url of ['https://192.168.1.1/hook', 'https://localhost/hook', 'http://10.1.2.3/hook']) {
+        for (const url of ['https://192.168.1.1/hook', 'https://127.0.0.1/hook', 'http://10.1.2.3/hook']) {
           expectApiError(
             await h.request('POST', '/v1/webhooks', {
               key: t.liveKey,
@@ -126,7 +195,7 @@ for (const dialect of DIALECTS) {
       it('at delivery, a host name resolving to loopback is refused and logged as a failed attempt', async () => {
         const t = await h.tenant();
         const path = pathOf('dns');
-        // Created while the server allowed it; delivered by a worker with the default (strict) settings.
+        // Created on the permissive server; delivered by a worker with the default (strict) settings.
         const wh = await createWebhook(h, t.liveKey, {
           url: `https://localhost:${currentReceiver().port}${path}`,
         });
@@ -136,9 +205,7 @@ for (const dialect of DIALECTS) {
         const [delivery] = await listDeliveries(h, t.liveKey, wh.id);
         expect(delivery!.status).toBe('pending');
         expect(delivery!.attempts[0]!.status_code).toBeUndefined();
-        expect(delivery!.attempts[0]!.error).toMatch(
-          /localhost resolves to (127\.0\.0\.1|::1), a loopback address/,
-        );
+        expect(delivery!.attempts[0]!.error).toMatch(LOOPBACK_REFUSED);
       });
 
       it('at delivery, an http:// or private-literal target is refused when the server no longer allows it', async () => {
@@ -246,7 +313,7 @@ for (const dialect of DIALECTS) {
             body: {
               url: `${currentReceiver().url}${path}`,
               events: ['note.created'],
-              secret: `${bad} with spaces`,
+              secret: `${bad} with a\nnewline`,
             },
           });
           expect(rejectedCreate.status).toBe(400);

@@ -359,17 +359,6 @@ async function attemptDelivery(
         },
       };
     }
-    if (result.reason === 'gone') {
-      return {
-        outcome: {
-          lease,
-          next: { status: 'failed', now: completedAt },
-          attempt,
-          deactivateWebhook: row.webhook_id,
-        },
-        recorded: () => log.warn(fields(), 'receiver answered 410 Gone: webhook deactivated'),
-      };
-    }
     const delay =
       target.payload === null ? null : retryDelayMs(lease.attempt, deps.config.webhooks.retryScheduleSeconds);
     if (delay !== null && lease.attempt < rt.maxAttempts) {

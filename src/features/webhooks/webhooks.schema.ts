@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { Meta, PageQuery } from '../../http/schemas.ts';
+import { codePoints, hasControlChars, Meta, PageQuery } from '../../http/schemas.ts';
 import { EVENT_TYPES } from '../events/events.ts';
 
 const WEBHOOK_ID_EXAMPLE = 'wh_5Tq8LmZ2xK7bN4cV9pR1sW3y';
@@ -37,23 +37,44 @@ export const EventTypes = z
     example: ['note.created', 'note.processed'],
   } as never);
 
+export const MIN_SECRET_LENGTH = 16;
+export const MAX_SECRET_LENGTH = 256;
+
+/** A lone UTF-16 surrogate: not a character, and it has no UTF-8 encoding (the HMAC key would be ambiguous). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 /**
- * 16–256 visible ASCII characters. ASCII only, so the key is the same whether a receiver takes the secret's
- * UTF-8 bytes or, like `new Webhook(secret, {format: "raw"})` of the standardwebhooks package, its char codes.
- * Messages never echo the value.
+ * 16–256 code points of any characters but control characters (C0, DEL), like titles and tags; spaces and
+ * non-ASCII are allowed and kept exactly as given (no trimming). Both signatures are keyed with the secret's
+ * UTF-8 bytes. Messages never echo the value.
  */
 export const WebhookSecret = z
   .string()
-  .refine((v) => /^[\x21-\x7e]{16,256}$/.test(v), {
-    message: 'must be 16–256 visible ASCII characters (no spaces)',
+  .superRefine((v, ctx) => {
+    const length = codePoints(v);
+    if (length < MIN_SECRET_LENGTH || length > MAX_SECRET_LENGTH) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be ${MIN_SECRET_LENGTH}–${MAX_SECRET_LENGTH} characters (it has ${length})`,
+      });
+    } else if (hasControlChars(v)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must not contain control characters (such as newlines or tabs)',
+      });
+    } else if (LONE_SURROGATE.test(v)) {
+      ctx.addIssue({ code: 'custom', message: 'must be valid Unicode text (it contains a lone surrogate)' });
+    }
   })
   .openapi({
     type: 'string',
-    minLength: 16,
-    maxLength: 256,
-    pattern: '^[\\x21-\\x7e]{16,256}$',
+    minLength: MIN_SECRET_LENGTH,
+    maxLength: MAX_SECRET_LENGTH,
+    pattern: '^[^\\u0000-\\u001f\\u007f]*$',
     writeOnly: true,
-    description: 'Signing secret (write-only: never returned). Keys X-Svc-Signature and webhook-signature.',
+    description:
+      'Signing secret (write-only: never returned): 16–256 characters (Unicode code points), no control ' +
+      "characters. X-Svc-Signature and webhook-signature are keyed with the secret's UTF-8 bytes.",
     example: 'whsec_9f2Kq7ZmL1xT5cN8vR4pW3sY',
   } as never);
 
@@ -103,7 +124,7 @@ export const DeliveryStatus = z
   .openapi('DeliveryStatus', {
     description:
       '`pending`: waiting for its first attempt, a retry, or in flight; `succeeded`: a 2xx was received; ' +
-      '`failed`: every attempt failed (or the receiver answered 410); `cancelled`: the webhook was deactivated.',
+      '`failed`: every attempt failed; `cancelled`: the webhook was deactivated.',
   });
 
 export const DeliveryAttempt = z

@@ -11,9 +11,12 @@ import { toDelivery, toWebhook, toWebhookListItem } from './webhooks.view.ts';
 
 const space = (actor: Actor): Space => ({ accountId: actor.accountId, mode: actor.mode });
 
-/** 400 on `url` unless the server's outbound policy accepts it (scheme, credentials, private IP literals). */
+/**
+ * 400 on `url` unless the server's outbound policy accepts it (scheme, credentials, private IP literals). Host
+ * names are not resolved here: one resolving to a private address (`localhost` too) is refused at delivery.
+ */
 function assertUrlAllowed(url: string, policy: OutboundPolicy): void {
-  const problem = checkUrlStatically(url, policy, { refuseLocalNames: true });
+  const problem = checkUrlStatically(url, policy);
   if (problem) throw new AppError('parameter_invalid', `Invalid 'url': ${problem}.`, { param: 'url' });
 }
 

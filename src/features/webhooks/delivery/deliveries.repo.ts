@@ -1,6 +1,6 @@
-import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
-import type { Database, Db, Dialect } from '../../../db/schema.ts';
-import { type DeliveriesTable, type WebhookTables, webhooksDb } from '../webhooks.tables.ts';
+import { type Selectable, sql } from 'kysely';
+import type { Db, Dialect } from '../../../db/schema.ts';
+import { type DeliveriesTable, webhooksDb } from '../webhooks.tables.ts';
 
 export type DeliveryRow = Selectable<DeliveriesTable>;
 
@@ -37,52 +37,19 @@ export interface Outcome {
     | { status: 'succeeded' | 'failed' | 'cancelled'; now: string }
     | { status: 'pending'; now: string; nextAttemptAt: string };
   attempt: AttemptRecord | null;
-  /** The receiver answered 410: deactivate this webhook. */
-  deactivateWebhook?: string;
 }
 
 /** Rows per statement, well under SQLite's and PostgreSQL's bind parameter limits. */
 const CHUNK = 100;
 
-type Eb = ExpressionBuilder<Database & WebhookTables, 'deliveries'>;
-
-const holds = (lease: DeliveryLease) => (eb: Eb) =>
-  eb.and([
-    eb('id', '=', lease.id),
-    eb('status', '=', 'pending'),
-    eb('locked_by', '=', lease.workerId),
-    eb('attempts', '=', lease.attempt),
-  ]);
-
 /**
  * Bookkeeping commits on PostgreSQL (claims, outcomes) do not wait for the WAL flush (synchronous_commit =
  * off): a database crash can forget the last moments of bookkeeping, which only makes deliveries be sent
  * again (at-least-once holds; events and fan-out keep synchronous commits), and the worker is not bound by
- * one disk flush per statement. The hot statements run on their own (one round trip each) and switch it off
- * for their implicit transaction with `ASYNC_COMMIT`, evaluated for every row they write; the rare
- * multi-statement ones use `bookkeeping`, which sends `BEGIN` and `SET LOCAL` in one round trip.
+ * one disk flush per statement. The statements run on their own (one round trip each) and switch it off for
+ * their implicit transaction with `ASYNC_COMMIT`, evaluated for every row they write.
  */
 const ASYNC_COMMIT = sql<boolean>`(set_config('synchronous_commit', 'off', true) = 'off')`;
-
-/** Runs `fn` in a bookkeeping transaction (see ASYNC_COMMIT). */
-async function bookkeeping<T>(db: Db, dialect: Dialect, fn: (trx: Db) => Promise<T>): Promise<T> {
-  if (dialect !== 'postgres') return db.transaction().execute(fn);
-  return db.connection().execute(async (conn) => {
-    await sql.raw('BEGIN; SET LOCAL synchronous_commit = off').execute(conn);
-    let result: T;
-    try {
-      result = await fn(conn);
-    } catch (error) {
-      await sql
-        .raw('ROLLBACK')
-        .execute(conn)
-        .catch(() => {});
-      throw error;
-    }
-    await sql.raw('COMMIT').execute(conn);
-    return result;
-  });
-}
 
 /**
  * `'pending'` as a literal, not a bound parameter: SQLite uses a partial index (`WHERE status = 'pending'`)
@@ -236,7 +203,7 @@ async function loadTargets(db: Db, ids: string[]): Promise<DeliveryTarget[]> {
 /**
  * Records outcomes of one worker, each only while its lease is held (still pending, locked by this worker,
  * same attempt number): one UPDATE … FROM (VALUES …) per chunk for the delivery states, one INSERT for the
- * attempt rows; a 410's deactivation separately. Returns the ids whose lease was held.
+ * attempt rows. Returns the ids whose lease was held.
  */
 async function recordOutcomesIn(
   trx: Db,
@@ -246,16 +213,14 @@ async function recordOutcomesIn(
 ): Promise<Set<string>> {
   const wdb = webhooksDb(trx);
   const held = new Set<string>();
-  const plain = outcomes.filter((o) => !o.deactivateWebhook);
   if (dialect === 'postgres') {
-    for (let i = 0; i < plain.length; i += CHUNK) {
-      for (const id of await recordPlainPostgres(trx, workerId, plain.slice(i, i + CHUNK))) held.add(id);
+    for (let i = 0; i < outcomes.length; i += CHUNK) {
+      for (const id of await recordPostgres(trx, workerId, outcomes.slice(i, i + CHUNK))) held.add(id);
     }
-    await recordDeactivations(trx, dialect, workerId, outcomes, held);
     return held;
   }
-  for (let i = 0; i < plain.length; i += CHUNK) {
-    const chunk = plain.slice(i, i + CHUNK);
+  for (let i = 0; i < outcomes.length; i += CHUNK) {
+    const chunk = outcomes.slice(i, i + CHUNK);
     // Columns: id, attempt, status, next_attempt_at, completed_at, updated_at. The first row's casts type
     // the VALUES list on PostgreSQL.
     const values = sql.join(
@@ -276,7 +241,7 @@ async function recordOutcomesIn(
     for (const r of result.rows) held.add(r.id);
   }
   const attempts = outcomes
-    .filter((o) => o.attempt && !o.deactivateWebhook && held.has(o.lease.id))
+    .filter((o) => o.attempt && held.has(o.lease.id))
     .map((o) => ({ delivery_id: o.lease.id, attempt: o.lease.attempt, ...o.attempt! }));
   for (let i = 0; i < attempts.length; i += CHUNK) {
     await wdb
@@ -285,7 +250,6 @@ async function recordOutcomesIn(
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
-  await recordDeactivations(trx, dialect, workerId, outcomes, held);
   return held;
 }
 
@@ -293,7 +257,7 @@ async function recordOutcomesIn(
  * PostgreSQL: the delivery states and their attempt rows of up to CHUNK outcomes in one statement (one round
  * trip, its own transaction). Returns the ids whose lease was held.
  */
-async function recordPlainPostgres(db: Db, workerId: string, outcomes: Outcome[]): Promise<string[]> {
+async function recordPostgres(db: Db, workerId: string, outcomes: Outcome[]): Promise<string[]> {
   const rows = sql.join(
     outcomes.map(({ lease, next, attempt }) => {
       const a = attempt;
@@ -327,67 +291,6 @@ async function recordPlainPostgres(db: Db, workerId: string, outcomes: Outcome[]
     )
     SELECT id FROM u`.execute(db);
   return result.rows.map((r) => r.id);
-}
-
-/** 410 Gone: the delivery's outcome, the webhook deactivated, its waiting deliveries cancelled. */
-async function recordDeactivations(
-  db: Db,
-  dialect: Dialect,
-  workerId: string,
-  outcomes: Outcome[],
-  held: Set<string>,
-): Promise<void> {
-  const gone = outcomes.filter((o) => o.deactivateWebhook);
-  if (!gone.length) return;
-  const run = (trx: Db) => recordDeactivationsIn(trx, workerId, gone, held);
-  // SQLite: already in the cycle's transaction.
-  await (dialect === 'postgres' ? bookkeeping(db, dialect, run) : run(db));
-}
-
-async function recordDeactivationsIn(
-  trx: Db,
-  workerId: string,
-  outcomes: Outcome[],
-  held: Set<string>,
-): Promise<void> {
-  const wdb = webhooksDb(trx);
-  for (const o of outcomes) {
-    const { next } = o;
-    const result = await wdb
-      .updateTable('deliveries')
-      .set({
-        status: next.status,
-        next_attempt_at: next.status === 'pending' ? next.nextAttemptAt : null,
-        completed_at: next.status === 'pending' ? null : next.now,
-        locked_by: null,
-        locked_until: null,
-        lease_lost: 0,
-        updated_at: next.now,
-      })
-      .where(holds({ ...o.lease, workerId }))
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) continue;
-    held.add(o.lease.id);
-    await wdb
-      .updateTable('webhooks')
-      .set({ active: 0, updated_at: next.now })
-      .where('id', '=', o.deactivateWebhook!)
-      .execute();
-    await wdb
-      .updateTable('deliveries')
-      .set({ status: 'cancelled', next_attempt_at: null, completed_at: next.now, updated_at: next.now })
-      .where('webhook_id', '=', o.deactivateWebhook!)
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', next.now)]))
-      .execute();
-    if (o.attempt) {
-      await wdb
-        .insertInto('delivery_attempts')
-        .values({ delivery_id: o.lease.id, attempt: o.lease.attempt, ...o.attempt })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
-  }
 }
 
 export const deliveriesRepo = {
@@ -434,12 +337,7 @@ export const deliveriesRepo = {
         : Promise.resolve({ rows: [], targets: new Map() });
     if (dialect === 'postgres') {
       // Both at once, on two connections: a round costs one round trip. The claim does not see the outcomes
-      // being recorded, so the next event of a note that just finished is claimed by the next round. A 410
-      // goes first: the deliveries it cancels must not be claimed alongside.
-      if (outcomes.some((o) => o.deactivateWebhook)) {
-        const held = await record(db);
-        return { held, claimed: await claimNow(db) };
-      }
+      // being recorded, so the next event of a note that just finished is claimed by the next round.
       return Promise.all([record(db), claimNow(db)]).then(([held, claimed]) => ({ held, claimed }));
     }
     return db.transaction().execute(async (trx) => {

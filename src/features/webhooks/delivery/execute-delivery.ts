@@ -16,8 +16,8 @@ export type AttemptResult =
   | { outcome: 'delivered'; statusCode: number; durationMs: number; responseBody: string }
   | {
       outcome: 'failed';
-      /** `gone`: the receiver answered 410, the webhook is deactivated; `refused`: the guard refused the target. */
-      reason: 'status' | 'gone' | 'redirect' | 'timeout' | 'network' | 'refused';
+      /** `refused`: the guard refused the target (a private address, at creation or after resolution). */
+      reason: 'status' | 'redirect' | 'timeout' | 'network' | 'refused';
       statusCode?: number;
       error: string;
       durationMs: number;
@@ -72,13 +72,6 @@ export async function executeDelivery(options: ExecuteDeliveryOptions): Promise<
     if (status >= 200 && status < 300)
       return { outcome: 'delivered', statusCode: status, durationMs, responseBody };
     const failed = { outcome: 'failed' as const, statusCode: status, durationMs, responseBody };
-    if (status === 410) {
-      return {
-        ...failed,
-        reason: 'gone',
-        error: 'The receiver answered 410 Gone; the webhook was deactivated.',
-      };
-    }
     if (status >= 300 && status < 400) {
       return {
         ...failed,

@@ -6,8 +6,8 @@ export const USER_AGENT = 'Minutes-Webhooks/1.0';
  * The headers of one delivery attempt. `X-Svc-Delivery` and `webhook-id` are the event id, stable across
  * retries and redeliveries, so receivers can de-duplicate. With a secret: `X-Svc-Signature` (hex HMAC-SHA256
  * of the raw body, spec §6) and the Standard Webhooks `webhook-signature` (`v1,` + base64 HMAC-SHA256 of
- * `id.timestamp.body`, keyed with the secret's raw bytes), which with `webhook-timestamp` gives receivers
- * replay protection.
+ * `id.timestamp.body`), which with `webhook-timestamp` gives receivers replay protection. Both are keyed with
+ * the secret's UTF-8 bytes (API.md), also when it holds spaces or non-ASCII characters.
  */
 export function buildDeliveryHeaders(options: {
   eventId: string;

@@ -39,19 +39,13 @@ export function urlHost(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
-/** Names that always mean this machine (RFC 6761), whatever a resolver says. */
-const LOCAL_NAMES = /(^|\.)localhost\.?$/i;
-
 /**
  * Checks what can be known about a webhook URL without resolving it: http(s) only (http only when private
- * targets are allowed), no credentials, and a host that is not a private IP literal nor (with
- * `refuseLocalNames`, at creation) a `localhost` name. Returns a sentence saying what is wrong, or null.
+ * targets are allowed), no credentials, and a host that is not a private IP literal. Host names, `localhost`
+ * and `*.localhost` included, pass: they are judged at delivery by the addresses they resolve to (API.md).
+ * Returns a sentence saying what is wrong, or null.
  */
-export function checkUrlStatically(
-  raw: string,
-  policy: OutboundPolicy,
-  options: { refuseLocalNames?: boolean } = {},
-): string | null {
+export function checkUrlStatically(raw: string, policy: OutboundPolicy): string | null {
   let url: URL;
   try {
     url = new URL(raw);
@@ -71,8 +65,6 @@ export function checkUrlStatically(
     if (why && !isAddressAllowed(policy.allowList, host)) {
       return `must not point to a ${why} address; webhooks are delivered over the public internet`;
     }
-  } else if (options.refuseLocalNames && LOCAL_NAMES.test(host) && !isHostAllowed(policy.allowList, host)) {
-    return 'must not point to localhost; webhooks are delivered over the public internet';
   }
   return null;
 }
@@ -131,7 +123,7 @@ export async function resolveTarget(
   policy: OutboundPolicy,
   lookup: Lookup = systemLookup,
 ): Promise<ResolvedTarget> {
-  // Host names, localhost included, are judged by what they resolve to.
+  // Host names, localhost included, are judged by what they resolve to (every attempt).
   const check = checkUrlStatically(url.href, policy);
   if (check) throw new TargetRefusedError(`Refused to connect: the webhook URL ${check}.`);
   const host = urlHost(url);
