@@ -30,27 +30,13 @@ export function buildApp(deps: Deps) {
     } catch {
       throw new AppError('unavailable', 'The database is not reachable.');
     }
-    // Prepared in the background at start (the first start builds the builtin embedder's cache).
+    // Ready means the database answers (API.md). Search is prepared in the background at start (the first
+    // start builds the builtin embedder's cache); until then searches wait for it, and this says so.
     const search = searchReadiness(deps);
-    if (search?.state === 'preparing') {
-      throw new AppError(
-        'unavailable',
-        'Search is being prepared (loading the embedder; the first start builds its cache, about 10 s).',
-        { headers: { 'Retry-After': '2' } },
-      );
-    }
-    if (search?.state === 'failed') {
-      // The cause is in the log, not here: this endpoint answers anyone.
-      throw new AppError(
-        'unavailable',
-        'Search could not be prepared; it is retried in the background (the server log says why).',
-        { headers: { 'Retry-After': '5' } },
-      );
-    }
     return c.json({
       status: 'ok',
       database: deps.dialect,
-      ...(search?.mode ? { search: search.mode } : {}),
+      ...(search ? { search: search.state === 'ready' ? (search.mode ?? 'hybrid') : search.state } : {}),
     });
   });
 
@@ -91,7 +77,7 @@ export function buildApp(deps: Deps) {
   // MCP authenticates itself with the same keys (its Origin check comes first), so it is outside /v1.
   app.route('/mcp', mcpRoutes(deps));
 
-  app.notFound(routeNotFound(app));
+  app.notFound(routeNotFound(app, deps));
   return app;
 }
 

@@ -7,7 +7,7 @@ import {
   revokeApiKey,
 } from '../features/api-keys/api-keys.service.ts';
 import { SCOPES } from '../features/api-keys/scopes.ts';
-import { parseDateTime } from '../lib/time.ts';
+import { isCalendarDate, parseDateTime } from '../lib/time.ts';
 import { formatTable, print, printJson, UsageError, withDatabase } from './context.ts';
 
 /** `minutes keys create|list|revoke`: API keys of an account (the owner account unless --account). */
@@ -37,7 +37,7 @@ export function registerKeysCommands(program: Command): void {
         json?: boolean;
       }) => {
         const scopes = opts.scopes === undefined ? undefined : parseScopes(opts.scopes);
-        if (opts.expiresAt !== undefined) checkExpiry(opts.expiresAt);
+        const expiresAt = opts.expiresAt === undefined ? undefined : expiryInstant(opts.expiresAt);
         const created = await withDatabase(async ({ db }) => {
           const account = await resolveAccount(db, opts.account);
           return createApiKey(db, {
@@ -45,7 +45,7 @@ export function registerKeysCommands(program: Command): void {
             mode: opts.mode,
             scopes,
             name: opts.name,
-            expiresAt: opts.expiresAt,
+            expiresAt,
           });
         });
         if (opts.json) {
@@ -114,14 +114,22 @@ function parseScopes(value: string): string[] {
   return scopes;
 }
 
-function checkExpiry(value: string): void {
-  const at = parseDateTime(value);
+/**
+ * `--expires-at` as an instant: an ISO 8601 date-time (one without an offset is UTC) or a bare date, meaning the
+ * start of that UTC day (`2027-01-31` = `2027-01-31T00:00:00Z`, as a bare `from` in the API).
+ */
+function expiryInstant(value: string): string {
+  const v = value.trim();
+  const at = isCalendarDate(v)
+    ? parseDateTime(`${v}T00:00:00Z`)
+    : (parseDateTime(v) ?? (/[zZ]|[+-]\d{2}:\d{2}$/.test(v) ? null : parseDateTime(`${v}Z`)));
   if (!at) {
     throw new UsageError(
-      `--expires-at '${value}' is not an ISO 8601 date-time with a time zone, e.g. 2027-01-31T00:00:00Z.`,
+      `--expires-at '${value}' is not an ISO 8601 date or date-time, e.g. 2027-01-31 or 2027-01-31T18:00:00Z.`,
     );
   }
   if (at.getTime() <= Date.now()) throw new UsageError(`--expires-at '${value}' is in the past.`);
+  return at.toISOString();
 }
 
 function keyStatus(k: ApiKeyView, now: number): string {

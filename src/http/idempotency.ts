@@ -5,6 +5,7 @@ import type { Db } from '../db/schema.ts';
 import { AppError } from '../lib/errors.ts';
 import { nowIso, toIso } from '../lib/time.ts';
 import type { AppEnv } from './context.ts';
+import { JSON_CONTENT_TYPE } from './middleware.ts';
 
 /** A first request that never finished (its process died) stops blocking its key after this long. */
 const ABANDONED_MS = 5 * 60_000;
@@ -70,7 +71,7 @@ export function idempotent(db: Db, options: IdempotencyOptions = {}): Middleware
       }
       c.header('Idempotent-Replayed', 'true');
       return c.body(row.response_body ?? '', row.response_status as ContentfulStatusCode, {
-        'Content-Type': 'application/json; charset=UTF-8',
+        'Content-Type': JSON_CONTENT_TYPE,
       });
     }
     let stored = false;

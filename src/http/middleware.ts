@@ -5,9 +5,18 @@ import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { AppEnv, Deps } from './context.ts';
 
-/** Gives every request an id (`Request-Id` header, every log line) and logs its outcome. */
+/** The Content-Type of every JSON response (API.md, General). */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Gives every request an id (`Request-Id` header, every log line), makes `c.json` answer with
+ * JSON_CONTENT_TYPE (Hono's own says no charset), and logs the outcome.
+ */
 export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const json = c.json;
+    c.json = ((object: never, arg?: never, headers?: Record<string, string>) =>
+      json(object, arg, { 'Content-Type': JSON_CONTENT_TYPE, ...headers })) as unknown as typeof c.json;
     const requestId = newId('request');
     const log = deps.logger.child({ request_id: requestId });
     c.set('requestId', requestId);

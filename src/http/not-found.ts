@@ -1,14 +1,19 @@
 import type { Context, Hono } from 'hono';
+import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import { AppError } from '../lib/errors.ts';
-import type { AppEnv } from './context.ts';
+import type { AppEnv, Deps } from './context.ts';
 import { errorResponse } from './errors.ts';
 
 const ROUTE_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** 405 with `Allow` when the path exists with other methods, 404 `route_not_found` otherwise. */
-export function routeNotFound(app: Hono<AppEnv>) {
+/**
+ * 405 with `Allow` when the path exists with other methods, 404 `route_not_found` otherwise. Authentication
+ * comes first (API.md: auth 401 → unknown route 404): under /v1 its middleware has already run; elsewhere a
+ * path that matches no route at all needs a valid key to learn that it does not exist.
+ */
+export function routeNotFound(app: Hono<AppEnv>, deps: Deps) {
   let patterns: { re: RegExp; method: string }[] | undefined;
-  return (c: Context<AppEnv>): Response => {
+  return async (c: Context<AppEnv>): Promise<Response> => {
     patterns ??= app.routes
       .filter((r) => ROUTE_METHODS.has(r.method))
       .map((r) => ({
@@ -24,6 +29,14 @@ export function routeNotFound(app: Hono<AppEnv>) {
           headers: { Allow: allowed.join(', ') },
         }),
       );
+    }
+    if (!c.get('actor')) {
+      try {
+        await verifyApiKey(deps.db, c.req.header('authorization'));
+      } catch (err) {
+        if (err instanceof AppError) return errorResponse(c, err);
+        throw err;
+      }
     }
     return errorResponse(
       c,

@@ -57,7 +57,7 @@ const intParam = (name: string, min: number, max: number, fallback: number) =>
     .optional()
     .transform((v, ctx) => {
       if (v === undefined || v === '') return fallback;
-      const n = /^\d{1,9}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN;
+      const n = /^\d{1,16}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN;
       if (!Number.isInteger(n) || n < min || n > max) {
         ctx.addIssue({ code: 'custom', message: `must be an integer between ${min} and ${max}` });
         return z.NEVER;
@@ -72,8 +72,11 @@ const intParam = (name: string, min: number, max: number, fallback: number) =>
       default: fallback,
     } as never);
 
+/** The largest page whose offset (at 100 per page) is still an exact integer: any page a client can mean. */
+export const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / 100);
+
 export const PageQuery = {
-  page: intParam('page', 1, 1_000_000, 1),
+  page: intParam('page', 1, MAX_PAGE, 1),
   per_page: intParam('per_page', 1, 100, 20),
 };
 

@@ -121,6 +121,30 @@ for (const dialect of DIALECTS) {
       expect(JSON.parse(res.stdout).expires_at).toBe('2099-01-31T08:00:00.000Z');
     });
 
+    it.each([
+      ['2099-01-31', '2099-01-31T00:00:00.000Z'],
+      ['2099-01-31T10:30:00', '2099-01-31T10:30:00.000Z'],
+      ['2099-01-31T10:30:00.250Z', '2099-01-31T10:30:00.250Z'],
+    ])(
+      'keys create --expires-at %s (a bare date is the start of that UTC day; no offset means UTC)',
+      async (given, stored) => {
+        const account = await newAccount();
+        const res = await cli(
+          'keys',
+          'create',
+          '--mode',
+          'live',
+          '--account',
+          account.email,
+          '--expires-at',
+          given,
+          '--json',
+        );
+        expect(res.code, res.stderr).toBe(0);
+        expect(JSON.parse(res.stdout).expires_at).toBe(stored);
+      },
+    );
+
     it('keys list shows the keys of the account but never a key or its hash', async () => {
       const account = await newAccount();
       const live = JSON.parse(
@@ -207,9 +231,14 @@ for (const dialect of DIALECTS) {
           /--expires-at/,
         ],
         [
-          'date without time zone',
-          async () => ['keys', 'create', '--mode', 'live', '--expires-at', '2099-01-01T00:00:00'],
-          /time zone/,
+          'impossible calendar date',
+          async () => ['keys', 'create', '--mode', 'live', '--expires-at', '2099-02-30'],
+          /--expires-at '2099-02-30' is not an ISO 8601 date/,
+        ],
+        [
+          'bare date in the past',
+          async () => ['keys', 'create', '--mode', 'live', '--expires-at', '2001-01-01'],
+          /past/,
         ],
         [
           'date in the past',

@@ -11,7 +11,8 @@ import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
 
 // The server listens before search is prepared (the first start builds the builtin embedder's cache, about
-// 10 s): /healthz answers at once, /readyz says 503 until search is ready, searches wait for it.
+// 10 s): /healthz answers at once, /readyz is 200 as soon as the database answers (API.md) and says whether
+// search is still being prepared, searches wait for it.
 
 /** An OpenAI-compatible embeddings endpoint that holds every request until released. */
 async function slowEmbeddings() {
@@ -73,7 +74,7 @@ describe('search prepared in the background (sqlite, an embedder that takes its 
     await embeddings.close();
   });
 
-  it('/healthz answers at once, /readyz is 503 until search is ready, a search waits for it', async () => {
+  it('/healthz answers at once, /readyz reports search as preparing until it is ready, a search waits for it', async () => {
     const { deps, app, lines } = depsOf(h, {
       EMBEDDER: 'openai',
       EMBEDDER_BASE_URL: embeddings.url,
@@ -88,11 +89,10 @@ describe('search prepared in the background (sqlite, an embedder that takes its 
     const started = Date.now();
     expect((await get(app, '/healthz')).status).toBe(200);
     expect(Date.now() - started).toBeLessThan(1_000);
-    const notReady = await get(app, '/readyz');
-    expect(notReady.status).toBe(503);
-    expect(notReady.body.error).toMatchObject({ code: 'unavailable', type: 'api_error' });
-    expect(notReady.body.error.message).toMatch(/search is being prepared/i);
-    expect(notReady.headers.get('retry-after')).toBe('2');
+    expect(await get(app, '/readyz')).toMatchObject({
+      status: 200,
+      body: { status: 'ok', database: 'sqlite', search: 'preparing' },
+    });
 
     // A search waits for the engine instead of failing.
     let answered = false;
@@ -134,10 +134,8 @@ for (const dialect of DIALECTS) {
         preparation = prepareSearchInBackground(deps, { retryMs: 50 });
         await until(() => searchReadiness(deps)?.state === 'failed');
         const res = await get(app, '/readyz');
-        expect(res.status).toBe(503);
-        expect(res.body.error.code).toBe('unavailable');
-        expect(res.body.error.message).toMatch(/search could not be prepared/i);
-        expect(JSON.stringify(res.body)).not.toMatch(/search_notes|no such table|does not exist/i);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ status: 'ok', database: dialect, search: 'failed' });
         expect((await get(app, '/healthz')).status).toBe(200);
         const logged = lines.find((l) => l.msg.startsWith('search could not be prepared'));
         expect(logged?.level).toBe(50);
@@ -147,7 +145,7 @@ for (const dialect of DIALECTS) {
       // The next try succeeds.
       expect(await preparation.done).toMatchObject({ notes: { indexed: 0 } });
       expect(searchReadiness(deps)?.state).toBe('ready');
-      expect((await get(app, '/readyz')).status).toBe(200);
+      expect((await get(app, '/readyz')).body.search).toMatch(/^(hybrid|keyword-only)$/);
     });
 
     it('stop() ends the retries', async () => {

@@ -45,8 +45,17 @@ for (const dialect of DIALECTS) {
         expectApiError(res, 401, 'api_key_missing');
       });
 
-      it('an unknown route outside /v1 needs no key', async () => {
-        expectApiError(await h.request('GET', '/favicon.ico'), 404, 'route_not_found');
+      it('an unknown route outside /v1 is 401 without a valid key, then 404 (auth comes first)', async () => {
+        expectApiError(await h.request('GET', '/favicon.ico'), 401, 'api_key_missing');
+        expectApiError(
+          await h.request('GET', '/favicon.ico', { key: 'svc_sk_live_nope' }),
+          401,
+          'api_key_invalid',
+        );
+        expectApiError(await h.request('GET', '/favicon.ico', { key: t.liveKey }), 404, 'route_not_found');
+        // The public endpoints answer without a key; a wrong method on them is a 405 without one too.
+        expect((await h.request('GET', '/healthz')).status).toBe(200);
+        expectApiError(await h.request('POST', '/healthz'), 405, 'method_not_allowed');
       });
     });
 

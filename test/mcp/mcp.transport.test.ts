@@ -223,7 +223,7 @@ for (const dialect of DIALECTS) {
     });
 
     describe('Origin', () => {
-      it('refuses an Origin that is not configured with 403, before anything else', async () => {
+      it('refuses an Origin that is not configured with 403, right after authentication', async () => {
         const t = await h.tenant();
         for (const origin of ['https://evil.example', 'https://notes.example.com.evil.example', 'null']) {
           const res = await mcp.raw('POST', {
@@ -235,11 +235,13 @@ for (const dialect of DIALECTS) {
           expect(res.body.error).toMatchObject({ type: 'permission_error', code: 'origin_not_allowed' });
           expect(res.headers.get('access-control-allow-origin')).toBeNull();
         }
+        // Authentication comes first (API.md: auth 401 → … → 403): without a valid key, a 401.
         const anonymous = await mcp.raw('POST', {
           body: initialize(LATEST_PROTOCOL_VERSION),
           headers: { origin: 'https://evil.example' },
         });
-        expect(anonymous.status).toBe(403);
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.body.error).toMatchObject({ code: 'api_key_missing' });
       });
 
       it('serves a configured Origin, with CORS headers and an unauthenticated preflight', async () => {
@@ -266,11 +268,13 @@ for (const dialect of DIALECTS) {
         expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/i);
         expect(preflight.headers.get('access-control-allow-methods')).toMatch(/POST/);
 
+        // A preflight from an origin that is not configured gets no CORS grant (401: it carries no key).
         const refused = await fetch(mcp.url, {
           method: 'OPTIONS',
           headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
         });
-        expect(refused.status).toBe(403);
+        expect(refused.status).toBe(401);
+        expect(refused.headers.get('access-control-allow-origin')).toBeNull();
       });
 
       it('requests without Origin (non-browser clients) are served', async () => {

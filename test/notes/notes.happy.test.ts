@@ -79,6 +79,13 @@ for (const dialect of DIALECTS) {
           meta: { page: 4, per_page: 2, total: 5 },
         });
         expect((await listNotes(h, t.liveKey, { page: 1_000_000, per_page: 100 })).data).toEqual([]);
+        // Any page a client can mean is a page past the end, not an error (API.md: page ≥ 1).
+        for (const page of [1_000_001, 90_071_992_547_409]) {
+          expect(await listNotes(h, t.liveKey, { page, per_page: 100 })).toEqual({
+            data: [],
+            meta: { page, per_page: 100, total: 5 },
+          });
+        }
         expect((await listNotes(h, t.liveKey, { per_page: 1 })).data).toHaveLength(1);
         expect((await listNotes(h, t.liveKey, { per_page: 100 })).data).toHaveLength(5);
       });
@@ -509,6 +516,14 @@ for (const dialect of DIALECTS) {
         });
         const got = await h.request<NoteDetail>('GET', `/v1/notes/${note.id}`, { key: t.liveKey });
         expect(got.body.tags).toEqual(['Product', 'Weekly', '日本', '😀']);
+
+        // The limit of 25 counts tags after duplicates are removed, however many copies were sent.
+        const copies = await h.request('PATCH', `/v1/notes/${note.id}`, {
+          key: t.liveKey,
+          body: { tags: [...Array.from({ length: 150 }, (_, i) => (i % 2 ? 'a' : 'A')), 'b'] },
+        });
+        expect(copies.status, copies.text).toBe(200);
+        expect(copies.body.tags).toEqual(['A', 'b']);
       });
 
       it('accepts 25 tags of up to 50 code points, and [] clears the tags', async () => {

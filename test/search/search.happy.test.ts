@@ -41,6 +41,15 @@ for (const dialect of DIALECTS) {
       ]);
     });
 
+    it('a word in 2 of the 24 seeded test notes is rare: both notes holding it score ≥ 0.5', async () => {
+      const holders = await h.request('GET', '/v1/notes?q=Brightline', { key: tenant.testKey });
+      const ids = (holders.body.data as { id: string }[]).map((n) => n.id);
+      expect(ids).toHaveLength(2);
+      const results = await search(h, tenant.testKey, { query: 'Brightline' });
+      expect(results.map((r) => r.note_id).sort()).toEqual([...ids].sort());
+      for (const r of results) expect(r.relevance).toBeGreaterThanOrEqual(0.5);
+    });
+
     it('gives the transcript position of the snippet in matched_at_ms', async () => {
       // "Hank: The fermentation temperature log…" is the second turn: after the first at 0 ms.
       const [top] = await search(h, tenant.liveKey, { query: 'fermentation temperature log' });

@@ -13,6 +13,7 @@ import type { AppEnv, Deps } from '../../http/context.ts';
 import { authenticate } from '../../http/middleware.ts';
 import { rateLimit } from '../../http/rate-limit.ts';
 import { AppError } from '../../lib/errors.ts';
+import { verifyApiKey } from '../api-keys/api-keys.service.ts';
 import { ensureSeeded } from '../test-mode/seed.service.ts';
 import { callerFromAuthInfo, createMcpServer } from './mcp.server.ts';
 import type { McpCaller } from './tools/tool.ts';
@@ -26,11 +27,12 @@ function originOf(value: string): string | null {
 
 /**
  * DNS-rebinding protection (MCP Streamable HTTP: servers must validate Origin): a request that carries an Origin
- * is refused with 403 unless that origin is configured in MCP_ALLOWED_ORIGINS. Requests without Origin (every
+ * is refused with 403 (401 first when its key is not valid) unless that origin is configured in
+ * MCP_ALLOWED_ORIGINS. Requests without Origin (every
  * non-browser client: Claude Code, Cursor, mcp-remote, SDKs) pass. Allowed browser origins get CORS headers,
  * including the answer to their preflight, which carries no Authorization header.
  */
-function checkOrigin(allowedOrigins: readonly string[]): MiddlewareHandler<AppEnv> {
+function checkOrigin(deps: Deps, allowedOrigins: readonly string[]): MiddlewareHandler<AppEnv> {
   const allowed = new Set(allowedOrigins);
   const corsHeaders = cors({
     origin: (origin) => (allowed.has(originOf(origin) ?? '') ? origin : null),
@@ -50,6 +52,8 @@ function checkOrigin(allowedOrigins: readonly string[]): MiddlewareHandler<AppEn
     const origin = c.req.header('origin');
     if (origin === undefined) return next();
     if (!allowed.has(originOf(origin) ?? '')) {
+      // Authentication comes first (API.md: auth 401 → … → 403): a request without a valid key learns only that.
+      await verifyApiKey(deps.db, c.req.header('authorization'));
       throw new AppError(
         'origin_not_allowed',
         `Origin '${origin.slice(0, 200)}' may not call /mcp. Browser-based MCP clients must be listed in ` +
@@ -63,8 +67,8 @@ function checkOrigin(allowedOrigins: readonly string[]): MiddlewareHandler<AppEn
 /**
  * /mcp: the MCP server over Streamable HTTP, stateless. Serves the current protocol revision (per-request
  * envelope) and 2025-era clients (`initialize`, answered by a fresh server per request) from one factory, with
- * the same keys, scopes, rate limit and live/test isolation as /v1. Order of checks: Origin (403) → API key
- * (401, the REST error body with `WWW-Authenticate: Bearer`) → rate limit (429) → method (405) → MCP.
+ * the same keys, scopes, rate limit and live/test isolation as /v1. Order of checks: API key (401, the REST
+ * error body with `WWW-Authenticate: Bearer`) → Origin (403) → rate limit (429) → method (405) → MCP.
  */
 export function mcpRoutes(deps: Deps) {
   const factory: McpServerFactory = ({ authInfo }) => createMcpServer(deps, callerFromAuthInfo(authInfo));
@@ -121,7 +125,7 @@ export function mcpRoutes(deps: Deps) {
   }
 
   const app = new Hono<AppEnv>();
-  app.use('*', checkOrigin(deps.config.mcp.allowedOrigins));
+  app.use('*', checkOrigin(deps, deps.config.mcp.allowedOrigins));
   app.use('*', authenticate(deps));
   app.use('*', rateLimit(deps));
   app.use('*', async (c, next) => {

@@ -7,7 +7,6 @@ export const MAX_TAGS = 25;
 /** Tags: ≤ 25, each 1–50 code points after trim, no control characters, de-duplicated case-insensitively. */
 export const Tags = z
   .array(z.string({ error: 'each tag must be a string' }).max(1000, 'each tag must be 1–50 characters'))
-  .max(MAX_TAGS * 4, `at most ${MAX_TAGS} tags`)
   .transform((tags, ctx) => {
     const seen = new Set<string>();
     const out: string[] = [];

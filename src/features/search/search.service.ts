@@ -40,8 +40,13 @@ const RETRIEVAL_BUDGET = 2_000;
 /** Notes whose best chunks are read for coverage and snippets. */
 const NOTES_EXAMINED = 30;
 const CHUNKS_EXAMINED_PER_NOTE = 2;
-/** A term in at most this share of the space's notes (and at most in one note of a small space) is rare. */
+/**
+ * A term is rare in at most 2 % of the space's notes; in a small space, also in up to 3 notes that are at most
+ * a tenth of them (2 of 25 notes, 3 of 30). Always in one note.
+ */
 const RARE_SHARE = 0.02;
+const SMALL_SPACE_RARE_NOTES = 3;
+const SMALL_SPACE_RARE_SHARE = 0.1;
 /** Total term weight (IDF) a query needs for full coverage: about that of one word in a third of the notes. */
 const MIN_QUERY_WEIGHT = 1;
 
@@ -136,7 +141,11 @@ export async function gatherEvidence(
   let spaceSize = await countNotesCached(deps, space);
 
   // Rarity of the query's terms in this space: which terms retrieve, coverage weights, the rare-term rule.
-  const rareLimit = Math.max(1, Math.floor(RARE_SHARE * spaceSize));
+  const rareLimit = Math.max(
+    1,
+    Math.floor(RARE_SHARE * spaceSize),
+    Math.min(SMALL_SPACE_RARE_NOTES, Math.floor(SMALL_SPACE_RARE_SHARE * spaceSize)),
+  );
   const df = query.terms.length
     ? await searchRepo.documentFrequencies(
         deps.db,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_PAGE } from '../../../http/schemas.ts';
 import {
   ActionItem,
   ActionItemList,
@@ -40,7 +41,7 @@ export const listActionItemsTool = defineTool({
       .max(MAX_ASSIGNEE * 4, `must be at most ${MAX_ASSIGNEE * 4} characters`)
       .optional()
       .describe('Only items assigned to this person: the exact name as shown on items, case-insensitive.'),
-    page: intIn(1, 1_000_000).optional().describe('Page number, starting at 1. Default 1.'),
+    page: intIn(1, MAX_PAGE).optional().describe('Page number, starting at 1. Default 1.'),
     per_page: intIn(1, 100).optional().describe('Items per page, 1–100. Default 20.'),
   }),
   output: ActionItemList,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Meta } from '../../../http/schemas.ts';
+import { MAX_PAGE, Meta } from '../../../http/schemas.ts';
 import { AppError } from '../../../lib/errors.ts';
 import {
   Highlight,
@@ -45,7 +45,7 @@ export const listNotesTool = defineTool({
     '`meta.total` counts all matches; request the next `page` while page × per_page < total.',
   scope: 'notes:read',
   input: z.strictObject({
-    page: intIn(1, 1_000_000).optional().describe('Page number, starting at 1. Default 1.'),
+    page: intIn(1, MAX_PAGE).optional().describe('Page number, starting at 1. Default 1.'),
     per_page: intIn(1, 100).optional().describe('Notes per page, 1–100. Default 20.'),
     q: z
       .string()
