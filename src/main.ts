@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { describeError, onShutdownSignal } from './cli/shutdown.ts';
@@ -11,50 +10,10 @@ import { type BackgroundWorkers, startBackgroundWorkers } from './cli/workers.ts
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
-import type { Db, Dialect } from './db/schema.ts';
 import type { Deps } from './deps.ts';
-import { accountsRepo } from './features/accounts/accounts.repo.ts';
-import { createApiKey } from './features/api-keys/api-keys.service.ts';
+import { bootstrapOwner, type FirstStart } from './features/accounts/bootstrap-owner.ts';
 import { prepareSearchInBackground, type SearchPreparation } from './features/search/search-engine.ts';
-import { newId } from './lib/ids.ts';
 import { createLogger } from './lib/logger.ts';
-import { nowIso } from './lib/time.ts';
-
-/** The account a first start creates; its keys are printed once. */
-export const OWNER_EMAIL = 'owner@localhost';
-
-/** Holds the bootstrap to one process when several start at once on PostgreSQL. */
-const BOOTSTRAP_LOCK_ID = 7_355_609;
-
-export interface FirstStart {
-  accountId: string;
-  email: string;
-  liveKey: string;
-  testKey: string;
-}
-
-/**
- * On an empty database (no account at all) creates the owner account with one live and one test key, in one
- * transaction, and returns the keys: the only time they exist in clear. Returns null on every later start.
- */
-export async function bootstrapOwner(db: Db, dialect: Dialect): Promise<FirstStart | null> {
-  try {
-    return await db.transaction().execute(async (trx) => {
-      if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_ID})`.execute(trx);
-      if ((await accountsRepo.count(trx)) > 0) return null;
-      // Inserted directly: `owner@localhost` is deliberately not an address createAccount would accept.
-      const account = { id: newId('account'), email: OWNER_EMAIL, name: 'Owner', created_at: nowIso() };
-      await accountsRepo.insert(trx, account);
-      const live = await createApiKey(trx, { accountId: account.id, mode: 'live', name: 'first start' });
-      const test = await createApiKey(trx, { accountId: account.id, mode: 'test', name: 'first start' });
-      return { accountId: account.id, email: account.email, liveKey: live.key, testKey: test.key };
-    });
-  } catch (err) {
-    // Two SQLite processes racing on a fresh file: the loser hits the unique email; the winner printed the keys.
-    if ((await accountsRepo.count(db).catch(() => 0)) > 0) return null;
-    throw err;
-  }
-}
 
 /** The banner of a first start: plain text on stdout, so it is seen even where JSON logs are not read. */
 export function formatFirstStart(first: FirstStart, baseUrl: string): string {

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { resolveAccount } from '../features/accounts/accounts.service.ts';
+import { createOwnerAccountIfNone, OWNER_EMAIL } from '../features/accounts/bootstrap-owner.ts';
 import {
   type ApiKeyView,
   createApiKey,
@@ -24,8 +25,14 @@ export function registerKeysCommands(program: Command): void {
     )
     .option('--scopes <list>', `comma-separated scopes (default: all): ${SCOPES.join(', ')}`)
     .option('--name <name>', 'a label to tell keys apart in listings')
-    .option('--account <email>', 'the account (default: the owner account of the first start)')
-    .option('--expires-at <iso>', 'expiry, an ISO 8601 date-time with time zone, e.g. 2027-01-31T00:00:00Z')
+    .option(
+      '--account <email>',
+      'the account (default: the owner account, created if there is no account yet)',
+    )
+    .option(
+      '--expires-at <iso>',
+      'expiry: an ISO 8601 date-time (UTC without an offset) or a date, e.g. 2027-01-31',
+    )
     .option('--json', 'print {id, key, mode, scopes, …} as JSON instead of the bare key')
     .action(
       async (opts: {
@@ -38,7 +45,10 @@ export function registerKeysCommands(program: Command): void {
       }) => {
         const scopes = opts.scopes === undefined ? undefined : parseScopes(opts.scopes);
         const expiresAt = opts.expiresAt === undefined ? undefined : expiryInstant(opts.expiresAt);
-        const created = await withDatabase(async ({ db }) => {
+        const created = await withDatabase(async ({ db, dialect }) => {
+          if (!opts.account && (await createOwnerAccountIfNone(db, dialect))) {
+            process.stderr.write(`no account existed: created the owner account ${OWNER_EMAIL}\n`);
+          }
           const account = await resolveAccount(db, opts.account);
           return createApiKey(db, {
             accountId: account.id,

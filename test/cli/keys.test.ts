@@ -1,10 +1,35 @@
 import { createHash } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { databaseEnv, expectNoStack, runCli } from './cli-process.ts';
 
 const KEY_RE = /^svc_sk_(live|test)_[0-9A-Za-z]{32}$/;
+
+describe('minutes keys create before any start (fresh DATA_DIR)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-keys-fresh-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('creates the owner account, says so on stderr, and prints only the key', async () => {
+    const first = await runCli(['keys', 'create', '--mode', 'live', '--name', 'ci'], { DATA_DIR: dataDir });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^svc_sk_live_[0-9A-Za-z]{32}\n$/);
+    expect(first.stderr).toContain('created the owner account owner@localhost');
+
+    const second = await runCli(['keys', 'create', '--mode', 'test'], { DATA_DIR: dataDir });
+    expect(second.code).toBe(0);
+    expect(second.stderr).toBe('');
+    const list = await runCli(['keys', 'list', '--json'], { DATA_DIR: dataDir });
+    expect(list.code, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { mode: string }[]).map((k) => k.mode).sort()).toEqual([
+      'live',
+      'test',
+    ]);
+  });
+});
 
 for (const dialect of DIALECTS) {
   describe(`minutes keys / accounts (${dialect})`, () => {
