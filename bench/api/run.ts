@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import type { Dialect } from '../../src/db/schema.ts';
-import { childDatabase, childEnv, freePort, stopChild, waitForHealth } from '../lib/child-server.ts';
+import { childDatabase, childEnv, freePort, stopChild, waitForReady } from '../lib/child-server.ts';
 import { summarizeProfile } from './profile-summary.ts';
 import { type SeedResult, seedNotes } from './seed.ts';
 
@@ -140,7 +140,7 @@ async function benchDialect(
     );
     children.push(server);
     const base = `http://127.0.0.1:${port}`;
-    await waitForHealth(base, server);
+    await waitForReady(base, server);
 
     const filterTag = 'planning';
     const scenarios: Scenario[] = [

@@ -135,7 +135,9 @@ export async function seedNotes(db: Db, count: number): Promise<SeedResult> {
           name: `${label} Example`,
         })),
       );
-      noteTags.push(...tags.map((tag) => ({ note_id: id, ...space, tag: tag.toLowerCase() })));
+      noteTags.push(
+        ...tags.map((tag) => ({ note_id: id, ...space, tag: tag.toLowerCase(), created_at: iso })),
+      );
       for (let h = r.int(0, 4); h > 0; h--) {
         const turn = r.pick(turns);
         highlights.push({

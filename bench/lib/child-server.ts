@@ -39,19 +39,25 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Resolves once `GET /healthz` answers 200; fails when the child exits or after 60 s. */
-export async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
+/**
+ * Resolves once the server is ready to be measured: `GET /readyz` answers 200 and no longer reports search as
+ * `preparing` (a fresh DATA_DIR converts the builtin embedder's vectors in the background for 10–30 s, which
+ * would otherwise run during the first measurement). Fails when the child exits or after 120 s.
+ */
+export async function waitForReady(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
+      const res = await fetch(`${url}/readyz`);
+      const body = (await res.json()) as { search?: string };
+      if (res.ok && body.search !== 'preparing') return;
     } catch {
       // Not listening yet.
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error('server did not become healthy within 60 s');
+  throw new Error('server did not become ready within 120 s');
 }
 
 /**

@@ -21,7 +21,7 @@ import type { Dialect } from '../../src/db/schema.ts';
 import { reindexAll } from '../../src/features/search/index-note.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { seedNotes } from '../api/seed.ts';
-import { childDatabase, childEnv, freePort, stopChild, waitForHealth } from '../lib/child-server.ts';
+import { childDatabase, childEnv, freePort, stopChild, waitForReady } from '../lib/child-server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NOTES = Number(process.env.BENCH_NOTES ?? 1000);
@@ -269,7 +269,7 @@ async function benchDialect(dialect: Dialect): Promise<{ rows: Row[]; notes: str
     server.stderr?.on('data', (d: Buffer) => process.stderr.write(`[server] ${d}`));
     children.push(server);
     const base = `http://127.0.0.1:${port}`;
-    await waitForHealth(base, server);
+    await waitForReady(base, server);
     client = new Client(
       { name: 'bench', version: '1.0.0' },
       { versionNegotiation: { mode: { pin: MODERN } } },

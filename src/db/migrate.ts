@@ -4,6 +4,7 @@ import { webhooks } from './migrations/0002-webhooks.ts';
 import { search } from './migrations/0003-search.ts';
 import { recordings } from './migrations/0004-recordings.ts';
 import { ginFastupdateOff } from './migrations/0005-gin-fastupdate-off.ts';
+import { noteTagsCreatedAt } from './migrations/0006-note-tags-created-at.ts';
 import type { Db, Dialect } from './schema.ts';
 
 /** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
@@ -20,12 +21,22 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: a released migration never changes. */
-export const MIGRATIONS: Migration[] = [initial, webhooks, search, recordings, ginFastupdateOff];
+export const MIGRATIONS: Migration[] = [
+  initial,
+  webhooks,
+  search,
+  recordings,
+  ginFastupdateOff,
+  noteTagsCreatedAt,
+];
 
 const LOCK_ID = 7_355_608;
 
-/** Applies pending migrations, each in its own transaction; safe to run from several processes at once. */
-export async function migrate(db: Db, dialect: Dialect): Promise<number[]> {
+/**
+ * Applies pending migrations (up to `upTo`, for tests of a migration: all by default) in one transaction; safe
+ * to run from several processes at once.
+ */
+export async function migrate(db: Db, dialect: Dialect, options: { upTo?: number } = {}): Promise<number[]> {
   const pg = dialect === 'postgres';
   const types: MigrationTypes = pg
     ? { key: 'TEXT COLLATE "C"', ts: 'TEXT COLLATE "C"', pg }
@@ -39,7 +50,8 @@ export async function migrate(db: Db, dialect: Dialect): Promise<number[]> {
     const done = await sql<{ version: number }>`SELECT version FROM schema_migrations`.execute(trx);
     const have = new Set(done.rows.map((r) => Number(r.version)));
     for (const migration of MIGRATIONS) {
-      if (have.has(migration.version)) continue;
+      if (have.has(migration.version) || migration.version > (options.upTo ?? Number.POSITIVE_INFINITY))
+        continue;
       for (const statement of migration.statements(types)) await sql.raw(statement).execute(trx);
       await sql`INSERT INTO schema_migrations (version, name, applied_at)
         VALUES (${migration.version}, ${migration.name}, ${new Date().toISOString()})`.execute(trx);

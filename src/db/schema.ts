@@ -80,6 +80,8 @@ export interface NoteTagsTable {
   account_id: string;
   mode: Mode;
   tag: string;
+  /** The note's created_at, so a tag filter walks one index in the list's order (migration 6). */
+  created_at: string;
 }
 
 /** Notes per data space, maintained by triggers on notes. */

@@ -1,5 +1,5 @@
-import { type Expression, type SqlBool, sql } from 'kysely';
-import type { Db, Dialect, Mode, NotesTable } from '../../db/schema.ts';
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import type { Database, Db, Dialect, Mode, NotesTable } from '../../db/schema.ts';
 
 export interface Space {
   accountId: string;
@@ -27,30 +27,46 @@ function keywordMatch(dialect: Dialect, q: string): Expression<SqlBool> {
   return sql<SqlBool>`notes.seq IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ${match})`;
 }
 
+/**
+ * The notes matching the filters, as rows of `notes` with the list's order columns (`order_at`, `order_id`). A tag
+ * filter drives the query from `note_tags`, whose index (account, mode, tag, created_at, note_id) holds the
+ * matches in the list's order; otherwise `notes` is read by its (account, mode, created_at) order.
+ */
 function filtered(db: Db, dialect: Dialect, space: Space, f: NoteFilters) {
+  const q = f.q?.trim();
+  if (f.tag) {
+    let query = db
+      .selectFrom('note_tags')
+      .innerJoin('notes', 'notes.id', 'note_tags.note_id')
+      .where('note_tags.account_id', '=', space.accountId)
+      .where('note_tags.mode', '=', space.mode)
+      .where('note_tags.tag', '=', f.tag.trim().toLowerCase());
+    if (f.from) query = query.where('note_tags.created_at', '>=', f.from);
+    if (f.to) query = query.where('note_tags.created_at', '<', f.to);
+    if (q) query = query.where(() => keywordMatch(dialect, q));
+    return { query, orderAt: 'note_tags.created_at', orderId: 'note_tags.note_id' } as const;
+  }
   let query = db
     .selectFrom('notes')
     .where('notes.account_id', '=', space.accountId)
     .where('notes.mode', '=', space.mode);
   if (f.from) query = query.where('notes.created_at', '>=', f.from);
   if (f.to) query = query.where('notes.created_at', '<', f.to);
-  if (f.tag) {
-    const tag = f.tag.trim().toLowerCase();
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('note_tags')
-          .select('note_tags.note_id')
-          .whereRef('note_tags.note_id', '=', 'notes.id')
-          .where('note_tags.tag', '=', tag),
-      ),
-    );
-  }
-  if (f.q?.trim()) {
-    const q = f.q.trim();
-    query = query.where(() => keywordMatch(dialect, q));
-  }
-  return query;
+  if (q) query = query.where(() => keywordMatch(dialect, q));
+  return { query, orderAt: 'notes.created_at', orderId: 'notes.id' } as const;
+}
+
+/** The number of notes with a tag (and in a date range): one range of the note_tags index, no join. */
+function countTagged(db: Db, space: Space, f: NoteFilters & { tag: string }) {
+  let query = db
+    .selectFrom('note_tags')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', space.accountId)
+    .where('mode', '=', space.mode)
+    .where('tag', '=', f.tag.trim().toLowerCase());
+  if (f.from) query = query.where('created_at', '>=', f.from);
+  if (f.to) query = query.where('created_at', '<', f.to);
+  return query.executeTakeFirstOrThrow();
 }
 
 const isUnfiltered = (f: NoteFilters) => !f.from && !f.to && !f.tag && !f.q?.trim();
@@ -73,8 +89,10 @@ export const notesRepo = {
     page: { limit: number; offset: number },
   ) {
     const base = filtered(db, dialect, space, f);
+    // Typed once for both shapes (with and without the note_tags join): the selected columns are the same.
+    const query = base.query as unknown as SelectQueryBuilder<Database, 'notes', object>;
     const [rows, total] = await Promise.all([
-      base
+      query
         .select([
           'notes.id',
           'notes.title',
@@ -91,14 +109,16 @@ export const notesRepo = {
             .whereRef('highlights.note_id', '=', 'notes.id')
             .as('highlight_count'),
         )
-        .orderBy('notes.created_at', 'desc')
-        .orderBy('notes.id', 'desc')
+        .orderBy(sql.ref(base.orderAt), 'desc')
+        .orderBy(sql.ref(base.orderId), 'desc')
         .limit(page.limit)
         .offset(page.offset)
         .execute(),
       isUnfiltered(f)
         ? countAll(db, space)
-        : base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        : f.tag && !f.q?.trim()
+          ? countTagged(db, space, { ...f, tag: f.tag })
+          : query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { rows, total: Number(total?.n ?? 0) };
   },
@@ -161,7 +181,14 @@ export const notesRepo = {
       await db
         .insertInto('note_tags')
         .values(
-          unique.map((tag) => ({ note_id: noteId, account_id: space.accountId, mode: space.mode, tag })),
+          unique.map((tag) => ({
+            note_id: noteId,
+            account_id: space.accountId,
+            mode: space.mode,
+            tag,
+            created_at: (eb) =>
+              eb.selectFrom('notes').select('notes.created_at').where('notes.id', '=', noteId),
+          })),
         )
         .execute();
     }

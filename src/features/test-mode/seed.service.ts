@@ -94,7 +94,11 @@ export function toRows(accountId: string, notes: SeedNote[]): SeedRows {
     rows.segments.push(...note.segments.map((s, position) => ({ ...owned, position, ...s })));
     rows.speakers.push(...note.speakers.map((s, position) => ({ ...owned, position, ...s })));
     rows.noteTags.push(
-      ...[...new Set(note.tags.map((t) => t.toLowerCase()))].map((tag) => ({ ...owned, tag })),
+      ...[...new Set(note.tags.map((t) => t.toLowerCase()))].map((tag) => ({
+        ...owned,
+        tag,
+        created_at: note.created_at,
+      })),
     );
     rows.highlights.push(...note.highlights.map((h) => ({ id: newId('highlight'), ...owned, ...h })));
     rows.actionItems.push(
