@@ -48,7 +48,10 @@ export function buildApp(deps: Deps) {
       description:
         'Notes from captured recordings: transcripts with speakers, summaries, action items, highlights, ' +
         'semantic search and webhooks. Authenticate with `Authorization: Bearer svc_sk_live_…` (or `svc_sk_test_…` ' +
-        'for the seeded test data space).',
+        'for the seeded test data space). Each operation names the one scope it needs in its `security` ' +
+        'requirement (a key created without scopes has them all). The MCP server for assistants is at `POST /mcp` ' +
+        '(JSON-RPC over Streamable HTTP, stateless) with the same keys and scopes; it is described by MCP ' +
+        '`tools/list`, not by this document.',
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],

@@ -1,5 +1,56 @@
-import { z } from '@hono/zod-openapi';
+import { type RouteConfig, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { Scope } from '../features/api-keys/scopes.ts';
 import { isCalendarDate, parseRangeBound } from '../lib/time.ts';
+import type { AppEnv } from './context.ts';
+import { requireScope } from './middleware.ts';
+
+/**
+ * The one place an operation's scope is declared. Wraps a route config (before `createRoute`) so that the scope
+ * check runs first (`requireScope`, before body parsing and validation: API.md's order of checks), the document
+ * names the scope in the operation's own `security` requirement (`bearerAuth: [scope]`, OpenAPI 3.1 role names)
+ * and its description ends with `Scope: \`…\`` (for readers, and test/helpers/routes.ts). Route and document
+ * cannot disagree.
+ */
+export function scopedRoute<
+  const R extends Omit<RouteConfig, 'security' | 'middleware'>,
+  const M extends readonly MiddlewareHandler<AppEnv>[] = [],
+>(
+  scope: Scope,
+  route: R & { middleware?: M },
+): Omit<R, 'description' | 'middleware'> & {
+  description: string;
+  security: { bearerAuth: Scope[] }[];
+  middleware: [MiddlewareHandler<AppEnv>, ...M];
+} {
+  const { middleware = [] as unknown as M, ...rest } = route;
+  return {
+    ...(rest as Omit<R, 'description' | 'middleware'>),
+    description: [route.description, `Scope: \`${scope}\`.`].filter(Boolean).join(' '),
+    security: [{ bearerAuth: [scope] }],
+    middleware: [requireScope(scope), ...middleware],
+  };
+}
+
+/**
+ * One consistent story for the document's examples: the note of a planning meeting, its recording, action item,
+ * highlight and webhook. Ids have the API's form (prefix + 24 base62 characters).
+ */
+export const EXAMPLE = {
+  noteId: 'note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W',
+  recordingId: 'rec_5Tq8Lm2Zx9Kb4Vn7Yc1Rp3Wd',
+  actionItemId: 'ai_7Kp2Qm9Xv4Lb8Zt1Yc3Rn6Wd',
+  secondActionItemId: 'ai_2Wd6Rn3Yc1Zt8Lb4Xv9Qm7Kp',
+  highlightId: 'hl_8Qm2ZtY4pLk9Rb1Xc7Vn3WsA',
+  webhookId: 'wh_5Tq8LmZ2xK7bN4cV9pR1sW3y',
+  deliveryId: 'dlv_2Hk9sQ4mZx7Lb1Nc8Vt3Rw6P',
+  eventId: 'evt_7Yb3Kq9ZmL2xT5cN8vR4pW1s',
+  requestId: 'req_4Jb2kX9qL0aZt7Yw3mNc8RfP',
+  /** When the meeting was recorded: the note's and the recording's `created_at`. */
+  recordedAt: '2026-11-20T14:00:00.000Z',
+  /** When processing finished: the action items' `created_at`. */
+  processedAt: '2026-11-20T14:31:07.412Z',
+} as const;
 
 /** The error body every failure returns. */
 export const ErrorBody = z
@@ -9,10 +60,20 @@ export const ErrorBody = z
       code: z.string().openapi({ example: 'parameter_invalid' }),
       message: z.string().openapi({ example: "Invalid 'per_page': must be between 1 and 100." }),
       param: z.string().optional().openapi({ example: 'per_page' }),
-      request_id: z.string().openapi({ example: 'req_4Jb2kX9qL0aZt7Yw3mNc8RfP' }),
+      request_id: z.string().openapi({ example: EXAMPLE.requestId }),
     }),
   })
-  .openapi('Error');
+  .openapi('Error', {
+    example: {
+      error: {
+        type: 'invalid_request_error',
+        code: 'parameter_invalid',
+        message: "Invalid 'per_page': must be between 1 and 100.",
+        param: 'per_page',
+        request_id: EXAMPLE.requestId,
+      },
+    },
+  });
 
 const errorResponse = (description: string) => ({
   description,
@@ -110,7 +171,7 @@ export const rangeBound = (edge: 'from' | 'to') =>
 
 export const Meta = z
   .object({ page: z.number().int(), per_page: z.number().int(), total: z.number().int() })
-  .openapi('PageMeta');
+  .openapi('PageMeta', { example: { page: 1, per_page: 20, total: 42 } });
 
 /** A calendar date `YYYY-MM-DD` that exists (2026-02-30 does not). */
 export const CalendarDate = z

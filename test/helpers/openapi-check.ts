@@ -37,6 +37,22 @@ function rewriteRefs(schema: unknown): unknown {
 }
 
 /**
+ * A validator for any schema of an OpenAPI 3.1 document (Ajv 2020, formats included), with `#/components/…`
+ * references resolved against the document's components. Returns null when the value is valid, else the errors.
+ */
+export function openApiSchemaValidator(doc: {
+  components?: Record<string, unknown>;
+}): (schema: unknown, value: unknown) => string | null {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema({ $id: 'openapi', components: doc.components ?? {} });
+  return (schema, value) => {
+    const validate = ajv.compile(rewriteRefs(schema) as object);
+    return validate(value) ? null : ajv.errorsText(validate.errors);
+  };
+}
+
+/**
  * Asserts that a response of a documented route matches the documented schema of its status code, and that
  * the status code itself is documented. Undocumented routes (404/405 of unknown paths) are not checked.
  */

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Deps } from '../../http/context.ts';
-import { jsonBody, requireScope } from '../../http/middleware.ts';
-import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
+import { jsonBody } from '../../http/middleware.ts';
+import { bodyErrors, commonErrors, notFoundError, scopedRoute } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import {
   ActionItem,
@@ -22,43 +22,45 @@ export function actionItemsRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/',
-      tags: ['Action items'],
-      summary: 'List action items',
-      description:
-        'Action items across all notes, newest first (`created_at` desc, then `id` desc), filterable by ' +
-        '`status`, (ext) `note_id` and (ext) `assignee`. Scope: `actions:read`.',
-      middleware: [requireScope('actions:read')] as const,
-      request: { query: ListActionItemsQuery },
-      responses: { 200: json(ActionItemList, 'A page of action items.'), ...commonErrors },
-    }),
+    createRoute(
+      scopedRoute('actions:read', {
+        method: 'get',
+        path: '/',
+        tags: ['Action items'],
+        summary: 'List action items',
+        description:
+          'Action items across all notes, newest first (`created_at` desc, then `id` desc), filterable by ' +
+          '`status`, (ext) `note_id` and (ext) `assignee`.',
+        request: { query: ListActionItemsQuery },
+        responses: { 200: json(ActionItemList, 'A page of action items.'), ...commonErrors },
+      }),
+    ),
     async (c) => c.json(await listActionItems(deps.db, c.get('actor'), c.req.valid('query')), 200),
   );
 
   app.openapi(
-    createRoute({
-      method: 'patch',
-      path: '/{id}',
-      tags: ['Action items'],
-      summary: 'Update an action item',
-      description:
-        'Sets `status`, `text`, `due` and/or (ext) `assignee`; `null` clears `due` or `assignee`. Completing ' +
-        'sets `completed_at` (unchanged if it already was completed); back to `pending` removes it. ' +
-        'Scope: `actions:write`.',
-      middleware: [requireScope('actions:write'), jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
-      request: {
-        params: ActionItemIdParam,
-        body: { required: true, content: { 'application/json': { schema: UpdateActionItemBody } } },
-      },
-      responses: {
-        200: json(ActionItem, 'The whole action item after the update.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
-      },
-    }),
+    createRoute(
+      scopedRoute('actions:write', {
+        method: 'patch',
+        path: '/{id}',
+        tags: ['Action items'],
+        summary: 'Update an action item',
+        description:
+          'Sets `status`, `text`, `due` and/or (ext) `assignee`; `null` clears `due` or `assignee`. Completing ' +
+          'sets `completed_at` (unchanged if it already was completed); back to `pending` removes it.',
+        middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+        request: {
+          params: ActionItemIdParam,
+          body: { required: true, content: { 'application/json': { schema: UpdateActionItemBody } } },
+        },
+        responses: {
+          200: json(ActionItem, 'The whole action item after the update.'),
+          ...commonErrors,
+          ...notFoundError,
+          ...bodyErrors,
+        },
+      }),
+    ),
     async (c) =>
       c.json(
         await updateActionItem(deps.db, c.get('actor'), c.req.valid('param').id, c.req.valid('json')),

@@ -1,5 +1,25 @@
 import { z } from '@hono/zod-openapi';
-import { CalendarDate, codePoints, lineText, Meta, PageQuery } from '../../http/schemas.ts';
+import { CalendarDate, codePoints, EXAMPLE, lineText, Meta, PageQuery } from '../../http/schemas.ts';
+
+/** The action items of the document's example note (see EXAMPLE): one pending, one completed. */
+const EXAMPLE_ACTION_ITEM = {
+  id: EXAMPLE.actionItemId,
+  text: 'Send the revised Q3 forecast to finance',
+  assignee: 'Maya Chen',
+  due: '2026-12-04',
+  status: 'pending' as const,
+  note_id: EXAMPLE.noteId,
+  created_at: EXAMPLE.processedAt,
+};
+const EXAMPLE_COMPLETED_ACTION_ITEM = {
+  id: EXAMPLE.secondActionItemId,
+  text: 'Book the venue for the offsite',
+  assignee: 'Daniel Okafor',
+  status: 'completed' as const,
+  note_id: EXAMPLE.noteId,
+  created_at: EXAMPLE.processedAt,
+  completed_at: '2026-11-24T09:12:45.031Z',
+};
 
 export const ACTION_ITEM_STATUSES = ['pending', 'completed'] as const;
 export const STATUS_FILTERS = ['pending', 'completed', 'all'] as const;
@@ -13,19 +33,19 @@ export const ActionItemStatus = z.enum(ACTION_ITEM_STATUSES).openapi({ example: 
 /** Action item, list form (spec §2): `assignee`, `due` and `completed_at` are omitted when they have no value. */
 export const ActionItem = z
   .object({
-    id: z.string().openapi({ example: 'ai_7Kp2Qm9Xv4Lb8Zt1Yc3Rn6Wd' }),
+    id: z.string().openapi({ example: EXAMPLE.actionItemId }),
     text: z.string().openapi({ example: 'Send the revised Q3 forecast to finance' }),
     assignee: z.string().optional().openapi({ example: 'Maya Chen' }),
     due: z.string().optional().openapi({ format: 'date', example: '2026-12-04' }),
     status: ActionItemStatus,
-    note_id: z.string().openapi({ example: 'note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W' }),
-    created_at: z.string().openapi({ format: 'date-time', example: '2026-11-20T14:31:07.412Z' }),
+    note_id: z.string().openapi({ example: EXAMPLE.noteId }),
+    created_at: z.string().openapi({ format: 'date-time', example: EXAMPLE.processedAt }),
     completed_at: z
       .string()
       .optional()
       .openapi({ format: 'date-time', description: 'Present only while the status is `completed`.' }),
   })
-  .openapi('ActionItem');
+  .openapi('ActionItem', { example: EXAMPLE_ACTION_ITEM });
 
 /** `?status=`: one of pending, completed, all (default all). An empty value counts as absent. */
 const StatusFilterParam = z
@@ -73,10 +93,15 @@ export const ActionItemList = z
     data: z.array(ActionItem),
     meta: Meta,
   })
-  .openapi('ActionItemList');
+  .openapi('ActionItemList', {
+    example: {
+      data: [EXAMPLE_ACTION_ITEM, EXAMPLE_COMPLETED_ACTION_ITEM],
+      meta: { page: 1, per_page: 20, total: 2 },
+    },
+  });
 
 export const ActionItemIdParam = z.object({
-  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'ai_7Kp2Qm9Xv4Lb8Zt1Yc3Rn6Wd' }),
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: EXAMPLE.actionItemId }),
 });
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find control characters

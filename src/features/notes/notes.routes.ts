@@ -1,14 +1,14 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Deps } from '../../http/context.ts';
 import { idempotent } from '../../http/idempotency.ts';
-import { jsonBody, requireScope } from '../../http/middleware.ts';
+import { jsonBody } from '../../http/middleware.ts';
 import {
   bodyErrors,
   commonErrors,
   IdempotencyHeaders,
   idempotencyErrors,
-  Meta,
   notFoundError,
+  scopedRoute,
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import type { Actor } from '../api-keys/scopes.ts';
@@ -17,11 +17,12 @@ import { createAudioStorage } from '../storage/audio-storage.ts';
 import {
   CreateNoteBody,
   DeletedResponse,
+  EXAMPLE_NOTE_ACCEPTED,
   GetNoteQuery,
   ListNotesQuery,
   NoteDetail,
   NoteIdParam,
-  NoteListItem,
+  NoteList,
   UpdateNoteBody,
   UpdateNoteResponse,
 } from './notes.schema.ts';
@@ -30,9 +31,9 @@ import { createNote, deleteNote, getNote, listNotes, updateNote } from './notes.
 /** The data space (account + mode) a key works in. */
 const spaceOf = (actor: Actor) => ({ accountId: actor.accountId, mode: actor.mode });
 
-const json = <T>(schema: T, description: string) => ({
+const json = <T>(schema: T, description: string, example?: unknown) => ({
   description,
-  content: { 'application/json': { schema } },
+  content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
 });
 
 /** /v1/notes: list, get, create (ext), update, delete. Routes parse, call the service, shape nothing else. */
@@ -42,51 +43,47 @@ export function notesRoutes(deps: Deps) {
   const storage = createAudioStorage(deps.config);
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/',
-      tags: ['Notes'],
-      summary: 'List notes',
-      description: 'Newest first (`created_at` desc, then `id` desc). Scope: `notes:read`.',
-      middleware: [requireScope('notes:read')] as const,
-      request: { query: ListNotesQuery },
-      responses: {
-        200: json(
-          z.object({ data: z.array(NoteListItem), meta: Meta }).openapi('NoteList'),
-          'A page of notes.',
-        ),
-        ...commonErrors,
-      },
-    }),
+    createRoute(
+      scopedRoute('notes:read', {
+        method: 'get',
+        path: '/',
+        tags: ['Notes'],
+        summary: 'List notes',
+        description: 'Newest first (`created_at` desc, then `id` desc).',
+        request: { query: ListNotesQuery },
+        responses: {
+          200: json(NoteList, 'A page of notes.'),
+          ...commonErrors,
+        },
+      }),
+    ),
     async (c) => c.json(await listNotes(deps.db, deps.dialect, c.get('actor'), c.req.valid('query')), 200),
   );
 
   app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/',
-      tags: ['Notes'],
-      summary: 'Create a note from a transcript (ext)',
-      description:
-        'Accepts `Label: text` lines, WebVTT, SRT or timed segments. The note is stored at once with status ' +
-        '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
-        'Honors `Idempotency-Key`. Scope: `notes:write`.',
-      middleware: [
-        requireScope('notes:write'),
-        jsonBody(() => transcriptBodyLimit, deps),
-        idempotent(deps.db),
-      ] as const,
-      request: {
-        headers: IdempotencyHeaders,
-        body: { required: true, content: { 'application/json': { schema: CreateNoteBody } } },
-      },
-      responses: {
-        202: json(NoteDetail, 'The note, accepted for processing.'),
-        ...commonErrors,
-        ...bodyErrors,
-        ...idempotencyErrors,
-      },
-    }),
+    createRoute(
+      scopedRoute('notes:write', {
+        method: 'post',
+        path: '/',
+        tags: ['Notes'],
+        summary: 'Create a note from a transcript (ext)',
+        description:
+          'Accepts `Label: text` lines, WebVTT, SRT or timed segments. The note is stored at once with status ' +
+          '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
+          'Honors `Idempotency-Key`.',
+        middleware: [jsonBody(() => transcriptBodyLimit, deps), idempotent(deps.db)] as const,
+        request: {
+          headers: IdempotencyHeaders,
+          body: { required: true, content: { 'application/json': { schema: CreateNoteBody } } },
+        },
+        responses: {
+          202: json(NoteDetail, 'The note, accepted for processing.', EXAMPLE_NOTE_ACCEPTED),
+          ...commonErrors,
+          ...bodyErrors,
+          ...idempotencyErrors,
+        },
+      }),
+    ),
     async (c) => {
       const note = await createNote(deps.db, c.get('actor'), c.req.valid('json'), {
         maxTranscriptBytes: deps.config.maxTranscriptBytes,
@@ -99,16 +96,17 @@ export function notesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/{id}',
-      tags: ['Notes'],
-      summary: 'Get a note',
-      description: 'The note with transcript, action items, highlights and speakers. Scope: `notes:read`.',
-      middleware: [requireScope('notes:read')] as const,
-      request: { params: NoteIdParam, query: GetNoteQuery },
-      responses: { 200: json(NoteDetail, 'The note.'), ...commonErrors, ...notFoundError },
-    }),
+    createRoute(
+      scopedRoute('notes:read', {
+        method: 'get',
+        path: '/{id}',
+        tags: ['Notes'],
+        summary: 'Get a note',
+        description: 'The note with transcript, action items, highlights and speakers.',
+        request: { params: NoteIdParam, query: GetNoteQuery },
+        responses: { 200: json(NoteDetail, 'The note.'), ...commonErrors, ...notFoundError },
+      }),
+    ),
     async (c) => {
       const include = c.req.valid('query').include ?? '';
       return c.json(
@@ -121,24 +119,26 @@ export function notesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: 'patch',
-      path: '/{id}',
-      tags: ['Notes'],
-      summary: 'Update a note',
-      description: 'Sets the title and/or tags. Scope: `notes:write`.',
-      middleware: [requireScope('notes:write'), jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
-      request: {
-        params: NoteIdParam,
-        body: { required: true, content: { 'application/json': { schema: UpdateNoteBody } } },
-      },
-      responses: {
-        200: json(UpdateNoteResponse, 'The updated fields.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
-      },
-    }),
+    createRoute(
+      scopedRoute('notes:write', {
+        method: 'patch',
+        path: '/{id}',
+        tags: ['Notes'],
+        summary: 'Update a note',
+        description: 'Sets the title and/or tags.',
+        middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+        request: {
+          params: NoteIdParam,
+          body: { required: true, content: { 'application/json': { schema: UpdateNoteBody } } },
+        },
+        responses: {
+          200: json(UpdateNoteResponse, 'The updated fields.'),
+          ...commonErrors,
+          ...notFoundError,
+          ...bodyErrors,
+        },
+      }),
+    ),
     async (c) => {
       const actor = c.get('actor');
       const { id } = c.req.valid('param');
@@ -151,17 +151,17 @@ export function notesRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: 'delete',
-      path: '/{id}',
-      tags: ['Notes'],
-      summary: 'Delete a note',
-      description:
-        'Permanently deletes the note and its recording, action items, highlights and speakers. Scope: `notes:write`.',
-      middleware: [requireScope('notes:write')] as const,
-      request: { params: NoteIdParam },
-      responses: { 200: json(DeletedResponse, 'Deleted.'), ...commonErrors, ...notFoundError },
-    }),
+    createRoute(
+      scopedRoute('notes:write', {
+        method: 'delete',
+        path: '/{id}',
+        tags: ['Notes'],
+        summary: 'Delete a note',
+        description: 'Permanently deletes the note and its recording, action items, highlights and speakers.',
+        request: { params: NoteIdParam },
+        responses: { 200: json(DeletedResponse, 'Deleted.'), ...commonErrors, ...notFoundError },
+      }),
+    ),
     async (c) =>
       c.json(
         await deleteNote(deps.db, c.get('actor'), c.req.valid('param').id, {

@@ -1,8 +1,93 @@
 import { z } from '@hono/zod-openapi';
-import { codePoints, hasControlChars, lineText, PageQuery, rangeBound } from '../../http/schemas.ts';
+import {
+  codePoints,
+  EXAMPLE,
+  hasControlChars,
+  lineText,
+  Meta,
+  PageQuery,
+  rangeBound,
+} from '../../http/schemas.ts';
 import { parseDateTime } from '../../lib/time.ts';
 
 export const MAX_TAGS = 25;
+
+/** The example note of the document (see EXAMPLE): one planning meeting, two speakers, two action items. */
+const EXAMPLE_SPEAKERS = [
+  { label: 'Speaker 1', name: 'Maya Chen' },
+  { label: 'Speaker 2', name: 'Daniel Okafor' },
+];
+const EXAMPLE_SEGMENT = {
+  speaker: 'Speaker 1',
+  start_ms: 754_000,
+  end_ms: 759_800,
+  text: 'The budget was exceeded by twelve percent, mostly on contractors.',
+};
+const EXAMPLE_ACTION_ITEMS = [
+  {
+    id: EXAMPLE.actionItemId,
+    text: 'Send the revised Q3 forecast to finance',
+    assignee: 'Maya Chen',
+    due: '2026-12-04',
+    status: 'pending' as const,
+  },
+  {
+    id: EXAMPLE.secondActionItemId,
+    text: 'Book the venue for the offsite',
+    assignee: 'Daniel Okafor',
+    status: 'completed' as const,
+  },
+];
+const EXAMPLE_HIGHLIGHT = {
+  id: EXAMPLE.highlightId,
+  timestamp_ms: 754_000,
+  text: 'The budget was exceeded by twelve percent, mostly on contractors.',
+};
+export const EXAMPLE_NOTE = {
+  id: EXAMPLE.noteId,
+  title: 'Q3 planning',
+  summary:
+    'Q3 spending ran twelve percent over plan, mostly on contractors. Maya sends finance a revised forecast ' +
+    'by December 4; Daniel has booked the venue for the offsite.',
+  created_at: EXAMPLE.recordedAt,
+  duration_seconds: 1805,
+  recording_id: EXAMPLE.recordingId,
+  tags: ['planning', 'finance'],
+};
+const EXAMPLE_NOTE_DETAIL = {
+  id: EXAMPLE_NOTE.id,
+  title: EXAMPLE_NOTE.title,
+  summary: EXAMPLE_NOTE.summary,
+  transcript:
+    'Speaker 1: The budget was exceeded by twelve percent, mostly on contractors.\n' +
+    'Speaker 2: Then finance needs a revised forecast before the board meeting.\n' +
+    "Speaker 1: I'll send the revised Q3 forecast to finance by December 4.\n" +
+    'Speaker 2: And the venue for the offsite is booked.',
+  action_items: EXAMPLE_ACTION_ITEMS,
+  highlights: [EXAMPLE_HIGHLIGHT],
+  speakers: EXAMPLE_SPEAKERS,
+  tags: EXAMPLE_NOTE.tags,
+  created_at: EXAMPLE_NOTE.created_at,
+  duration_seconds: EXAMPLE_NOTE.duration_seconds,
+  recording_id: EXAMPLE_NOTE.recording_id,
+  status: 'ready' as const,
+};
+const EXAMPLE_NOTE_LIST_ITEM = { ...EXAMPLE_NOTE, highlights: 1 };
+
+/** The 202 of `POST /v1/notes`: stored, not processed yet (no summary, action items or highlights). */
+export const EXAMPLE_NOTE_ACCEPTED = {
+  id: 'note_9Zt4Wd1Kp7Lb3Xv8Qm2Yc6Rn',
+  title: 'Q3 planning',
+  summary: '',
+  transcript: EXAMPLE_NOTE_DETAIL.transcript,
+  action_items: [],
+  highlights: [],
+  speakers: EXAMPLE_SPEAKERS,
+  tags: EXAMPLE_NOTE.tags,
+  created_at: EXAMPLE.recordedAt,
+  duration_seconds: 1805,
+  status: 'processing' as const,
+};
 
 /** Tags: ≤ 25, each 1–50 code points after trim, no control characters, de-duplicated case-insensitively. */
 export const Tags = z
@@ -54,17 +139,19 @@ const DateTime = z
 
 export const Highlight = z
   .object({
-    id: z.string().openapi({ example: 'hl_8Qm2ZtY4pLk9Rb1Xc7Vn3WsA' }),
+    id: z.string().openapi({ example: EXAMPLE.highlightId }),
     timestamp_ms: z.number().int(),
     text: z.string(),
   })
-  .openapi('Highlight');
+  .openapi('Highlight', { example: EXAMPLE_HIGHLIGHT });
 
-export const Speaker = z.object({ label: z.string(), name: z.string() }).openapi('Speaker');
+export const Speaker = z
+  .object({ label: z.string(), name: z.string() })
+  .openapi('Speaker', { example: EXAMPLE_SPEAKERS[0] });
 
 export const Segment = z
   .object({ speaker: z.string(), start_ms: z.number().int(), end_ms: z.number().int(), text: z.string() })
-  .openapi('Segment');
+  .openapi('Segment', { example: EXAMPLE_SEGMENT });
 
 export const EmbeddedActionItem = z
   .object({
@@ -74,13 +161,13 @@ export const EmbeddedActionItem = z
     due: z.string().optional().openapi({ format: 'date' }),
     status: z.enum(['pending', 'completed']),
   })
-  .openapi('EmbeddedActionItem');
+  .openapi('EmbeddedActionItem', { example: EXAMPLE_ACTION_ITEMS[0] });
 
 export const NoteStatus = z.enum(['processing', 'ready', 'failed']);
 
 export const NoteListItem = z
   .object({
-    id: z.string().openapi({ example: 'note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W' }),
+    id: z.string().openapi({ example: EXAMPLE.noteId }),
     title: z.string(),
     summary: z.string(),
     created_at: z.string().openapi({ format: 'date-time' }),
@@ -89,7 +176,11 @@ export const NoteListItem = z
     tags: z.array(z.string()),
     highlights: z.number().int().optional().openapi({ description: 'Number of highlights.' }),
   })
-  .openapi('NoteListItem');
+  .openapi('NoteListItem', { example: EXAMPLE_NOTE_LIST_ITEM });
+
+export const NoteList = z.object({ data: z.array(NoteListItem), meta: Meta }).openapi('NoteList', {
+  example: { data: [EXAMPLE_NOTE_LIST_ITEM], meta: { page: 1, per_page: 20, total: 1 } },
+});
 
 export const NoteDetail = z
   .object({
@@ -108,7 +199,7 @@ export const NoteDetail = z
     failure_reason: z.string().optional().openapi({ description: '(ext) why processing failed.' }),
     segments: z.array(Segment).optional().openapi({ description: '(ext) with `?include=segments`.' }),
   })
-  .openapi('NoteDetail');
+  .openapi('NoteDetail', { example: EXAMPLE_NOTE_DETAIL });
 
 // PostgreSQL cannot compare text holding U+0000; refuse it instead of failing the query.
 const noNul = (v: string) => !v.includes('\u0000');
@@ -149,7 +240,7 @@ export const GetNoteQuery = z.object({
 });
 
 export const NoteIdParam = z.object({
-  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W' }),
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: EXAMPLE.noteId }),
 });
 
 export const UpdateNoteBody = z
@@ -161,9 +252,17 @@ export const UpdateNoteBody = z
 
 export const UpdateNoteResponse = z
   .object({ id: z.string(), title: z.string(), tags: z.array(z.string()) })
-  .openapi('UpdatedNote');
+  .openapi('UpdatedNote', {
+    example: {
+      id: EXAMPLE.noteId,
+      title: 'Q3 planning: budget review',
+      tags: ['planning', 'finance', 'board'],
+    },
+  });
 
-export const DeletedResponse = z.object({ deleted: z.literal(true) }).openapi('Deleted');
+export const DeletedResponse = z
+  .object({ deleted: z.literal(true) })
+  .openapi('Deleted', { example: { deleted: true } });
 
 const SegmentInput = z.strictObject({
   speaker: lineText(1, 100),

@@ -3,13 +3,15 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, Deps } from '../../http/context.ts';
 import { idempotent } from '../../http/idempotency.ts';
-import { jsonBody, requireScope } from '../../http/middleware.ts';
+import { jsonBody } from '../../http/middleware.ts';
 import {
   commonErrors,
   ErrorBody,
+  EXAMPLE,
   IdempotencyHeaders,
   idempotencyErrors,
   notFoundError,
+  scopedRoute,
 } from '../../http/schemas.ts';
 import { validationHook, zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -95,8 +97,8 @@ export function recordingsRoutes(deps: Deps) {
   const transcriptBodyLimit = Math.max(deps.config.maxBodyBytes, deps.config.maxTranscriptBytes * 2 + 65_536);
 
   // Documented here, served by app.post below: the multipart body is streamed, so no validator may buffer it.
-  app.openAPIRegistry.registerPath(
-    createRoute({
+  const { middleware: ingestMiddleware, ...ingestRoute } = createRoute(
+    scopedRoute('notes:write', {
       method: 'post',
       path: '/',
       tags: ['Recordings'],
@@ -108,7 +110,8 @@ export function recordingsRoutes(deps: Deps) {
         'answers 202; `recording.ready` and `note.created` are emitted at once, `action_item.created` and ' +
         '`note.processed` when processing completes. Audio is transcribed by the configured provider first; ' +
         'without one the note ends `failed` with the reason. Honors `Idempotency-Key` (for uploads the file ' +
-        'is compared by its SHA-256). Scope: `notes:write`.',
+        'is compared by its SHA-256).',
+      middleware: [ingestBody(deps, transcriptBodyLimit), idempotent(deps.db, { bodyOf: fingerprintBody })],
       request: {
         headers: IdempotencyHeaders,
         body: {
@@ -131,92 +134,119 @@ export function recordingsRoutes(deps: Deps) {
       },
     }),
   );
-  app.post(
-    '/',
-    requireScope('notes:write'),
-    ingestBody(deps, transcriptBodyLimit),
-    idempotent(deps.db, { bodyOf: fingerprintBody }),
-    async (c) => {
-      const actor = c.get('actor');
-      const upload = uploads.get(c);
-      let accepted: Awaited<ReturnType<typeof createRecordingFromTranscript>>;
-      if (upload) {
-        const fields = parseUploadFields(upload.fields);
-        if (!upload.file) {
-          throw new AppError('parameter_missing', "Missing required parameter 'file': the audio to upload.", {
-            param: 'file',
-          });
-        }
-        accepted = await createRecordingFromAudio(deps.db, storage, actor, upload.file, fields, {
-          jobMaxAttempts: deps.config.worker.maxAttempts,
-        });
-      } else {
-        const body: unknown = await c.req.json();
-        const parsed = CreateNoteBody.safeParse(body);
-        if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: body });
-        accepted = await createRecordingFromTranscript(deps.db, actor, parsed.data, {
-          maxTranscriptBytes: deps.config.maxTranscriptBytes,
-          jobMaxAttempts: deps.config.worker.maxAttempts,
+  app.openAPIRegistry.registerPath(ingestRoute);
+  app.post('/', ...ingestMiddleware, async (c) => {
+    const actor = c.get('actor');
+    const upload = uploads.get(c);
+    let accepted: Awaited<ReturnType<typeof createRecordingFromTranscript>>;
+    if (upload) {
+      const fields = parseUploadFields(upload.fields);
+      if (!upload.file) {
+        throw new AppError('parameter_missing', "Missing required parameter 'file': the audio to upload.", {
+          param: 'file',
         });
       }
-      // The job is committed: let an in-process worker start on it now rather than at its next poll.
-      deps.wakeWorker();
-      return c.json(accepted, 202);
-    },
-  );
+      accepted = await createRecordingFromAudio(deps.db, storage, actor, upload.file, fields, {
+        jobMaxAttempts: deps.config.worker.maxAttempts,
+      });
+    } else {
+      const body: unknown = await c.req.json();
+      const parsed = CreateNoteBody.safeParse(body);
+      if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: body });
+      accepted = await createRecordingFromTranscript(deps.db, actor, parsed.data, {
+        maxTranscriptBytes: deps.config.maxTranscriptBytes,
+        jobMaxAttempts: deps.config.worker.maxAttempts,
+      });
+    }
+    // The job is committed: let an in-process worker start on it now rather than at its next poll.
+    deps.wakeWorker();
+    return c.json(accepted, 202);
+  });
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/',
-      tags: ['Recordings'],
-      summary: 'List recordings (ext)',
-      description:
-        'Newest first (`created_at` desc, then `id` desc); `from`/`to` as for notes. Scope: `recordings:read`.',
-      middleware: [requireScope('recordings:read')] as const,
-      request: { query: ListRecordingsQuery },
-      responses: { 200: json(RecordingList, 'A page of recordings.'), ...commonErrors },
-    }),
+    createRoute(
+      scopedRoute('recordings:read', {
+        method: 'get',
+        path: '/',
+        tags: ['Recordings'],
+        summary: 'List recordings (ext)',
+        description: 'Newest first (`created_at` desc, then `id` desc); `from`/`to` as for notes.',
+        request: { query: ListRecordingsQuery },
+        responses: { 200: json(RecordingList, 'A page of recordings.'), ...commonErrors },
+      }),
+    ),
     async (c) => c.json(await listRecordings(deps.db, c.get('actor'), c.req.valid('query')), 200),
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/{id}',
-      tags: ['Recordings'],
-      summary: 'Get a recording (ext)',
-      description: 'Type, size and duration of a recording, and its note. Scope: `recordings:read`.',
-      middleware: [requireScope('recordings:read')] as const,
-      request: { params: RecordingIdParam },
-      responses: { 200: json(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
-    }),
+    createRoute(
+      scopedRoute('recordings:read', {
+        method: 'get',
+        path: '/{id}',
+        tags: ['Recordings'],
+        summary: 'Get a recording (ext)',
+        description: 'Type, size and duration of a recording, and its note.',
+        request: { params: RecordingIdParam },
+        responses: { 200: json(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
+      }),
+    ),
     async (c) => c.json(await getRecording(deps.db, c.get('actor'), c.req.valid('param').id), 200),
   );
 
   const audioContent = {
     'audio/*': { schema: z.string().openapi({ type: 'string', format: 'binary' } as never) },
   };
+  // The example recording (EXAMPLE): 28 880 417 bytes of MP3; the range is its first MiB.
+  const header = (description: string, type: 'string' | 'integer', example: string | number) => ({
+    description,
+    schema: { type },
+    example,
+  });
+  const audioHeaders = (range: boolean) => ({
+    'Content-Type': header('The stored type, sniffed from the bytes at upload.', 'string', 'audio/mpeg'),
+    'Content-Length': header('Bytes in this response.', 'integer', range ? 1_048_576 : 28_880_417),
+    ...(range
+      ? {
+          'Content-Range': header('The bytes sent, of the whole file.', 'string', 'bytes 0-1048575/28880417'),
+        }
+      : {}),
+    'Accept-Ranges': header('Byte ranges are supported.', 'string', 'bytes'),
+    ETag: header(
+      'Identifies this file; send it back in `If-Range`.',
+      'string',
+      `"${EXAMPLE.recordingId}-28880417"`,
+    ),
+    'Content-Disposition': header(
+      'The file name.',
+      'string',
+      `inline; filename="${EXAMPLE.recordingId}.mp3"`,
+    ),
+  });
   app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/{id}/audio',
-      tags: ['Recordings'],
-      summary: 'Download the audio of a recording (ext)',
-      description:
-        'Streams the stored file with its content type. Supports a single `Range: bytes=…` (206 with ' +
-        '`Content-Range`; 416 when it starts past the end; several ranges get the whole file) and `If-Range` ' +
-        'with the `ETag`. A recording made from a transcript has no audio (404). Scope: `recordings:read`.',
-      middleware: [requireScope('recordings:read')] as const,
-      request: { params: RecordingIdParam },
-      responses: {
-        200: { description: 'The whole audio file.', content: audioContent },
-        206: { description: 'The requested byte range.', content: audioContent },
-        ...commonErrors,
-        ...notFoundError,
-        416: error('The range starts past the end of the file (`Content-Range: bytes */<size>`).'),
-      },
-    }),
+    createRoute(
+      scopedRoute('recordings:read', {
+        method: 'get',
+        path: '/{id}/audio',
+        tags: ['Recordings'],
+        summary: 'Download the audio of a recording (ext)',
+        description:
+          'Streams the stored file with its content type. Supports a single `Range: bytes=…` (206 with ' +
+          '`Content-Range`; 416 when it starts past the end; several ranges get the whole file) and `If-Range` ' +
+          'with the `ETag`. A recording made from a transcript has no audio (404).',
+        request: { params: RecordingIdParam },
+        responses: {
+          200: { description: 'The whole audio file.', headers: audioHeaders(false), content: audioContent },
+          206: {
+            description: 'The requested byte range.',
+            headers: audioHeaders(true),
+            content: audioContent,
+          },
+          ...commonErrors,
+          ...notFoundError,
+          416: error('The range starts past the end of the file (`Content-Range: bytes */<size>`).'),
+        },
+      }),
+    ),
     async (c) => {
       const audio = await readRecordingAudio(deps.db, storage, c.get('actor'), c.req.valid('param').id, {
         range: c.req.header('range'),

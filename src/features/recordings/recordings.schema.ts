@@ -1,11 +1,21 @@
 import { z } from '@hono/zod-openapi';
-import { PageQuery, rangeBound } from '../../http/schemas.ts';
+import { EXAMPLE, Meta, PageQuery, rangeBound } from '../../http/schemas.ts';
+
+/** The recording of the document's example note (see EXAMPLE): 30 minutes of MP3 at 128 kbit/s. */
+const EXAMPLE_RECORDING = {
+  id: EXAMPLE.recordingId,
+  note_id: EXAMPLE.noteId,
+  content_type: 'audio/mpeg',
+  size_bytes: 28_880_417,
+  duration_seconds: 1805,
+  created_at: EXAMPLE.recordedAt,
+};
 
 /** A recording: what was ingested for a note (an audio file, or a transcript given as text). */
 export const Recording = z
   .object({
-    id: z.string().openapi({ example: 'rec_5Tq8Lm2Zx9Kb4Vn7Yc1Rp3Wd' }),
-    note_id: z.string().openapi({ example: 'note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W' }),
+    id: z.string().openapi({ example: EXAMPLE.recordingId }),
+    note_id: z.string().openapi({ example: EXAMPLE.noteId }),
     content_type: z.string().openapi({
       description:
         'Sniffed from the bytes for audio (`audio/wav`, `audio/mpeg`, `audio/mp4`, `audio/ogg`, `audio/webm`, ' +
@@ -13,30 +23,34 @@ export const Recording = z
         'recording made from a transcript, which has no audio.',
       example: 'audio/mpeg',
     }),
-    size_bytes: z.number().int().openapi({ example: 4_718_592 }),
+    size_bytes: z.number().int().openapi({ example: EXAMPLE_RECORDING.size_bytes }),
     duration_seconds: z
       .number()
       .int()
       .optional()
       .openapi({ description: 'Measured from the audio itself; omitted when it cannot be.', example: 1805 }),
-    created_at: z.string().openapi({ format: 'date-time', example: '2026-11-20T14:00:00.000Z' }),
+    created_at: z.string().openapi({ format: 'date-time', example: EXAMPLE.recordedAt }),
   })
-  .openapi('Recording');
+  .openapi('Recording', { example: EXAMPLE_RECORDING });
 
 export const RecordingList = z
   .object({
     data: z.array(Recording),
-    meta: z.object({ page: z.number().int(), per_page: z.number().int(), total: z.number().int() }),
+    meta: Meta,
   })
-  .openapi('RecordingList');
+  .openapi('RecordingList', {
+    example: { data: [EXAMPLE_RECORDING], meta: { page: 1, per_page: 20, total: 1 } },
+  });
 
 export const RecordingAccepted = z
   .object({
-    recording_id: z.string().openapi({ example: 'rec_5Tq8Lm2Zx9Kb4Vn7Yc1Rp3Wd' }),
-    note_id: z.string().openapi({ example: 'note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W' }),
+    recording_id: z.string().openapi({ example: EXAMPLE.recordingId }),
+    note_id: z.string().openapi({ example: EXAMPLE.noteId }),
     status: z.literal('processing'),
   })
-  .openapi('RecordingAccepted');
+  .openapi('RecordingAccepted', {
+    example: { recording_id: EXAMPLE.recordingId, note_id: EXAMPLE.noteId, status: 'processing' },
+  });
 
 /** The multipart form of an audio upload: documentation only (the body is streamed, not parsed by zod). */
 export const RecordingUpload = z
@@ -70,7 +84,7 @@ export const RecordingUpload = z
   .openapi('RecordingUpload');
 
 export const RecordingIdParam = z.object({
-  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'rec_5Tq8Lm2Zx9Kb4Vn7Yc1Rp3Wd' }),
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: EXAMPLE.recordingId }),
 });
 
 export const ListRecordingsQuery = z.object({

@@ -1,6 +1,16 @@
 import { z } from '@hono/zod-openapi';
-import { codePoints, rangeBound } from '../../http/schemas.ts';
+import { codePoints, EXAMPLE, rangeBound } from '../../http/schemas.ts';
 import { MAX_SNIPPET } from './snippet.ts';
+
+/** A result for the query "spending went over plan": the document's example note (see EXAMPLE). */
+const EXAMPLE_RESULT = {
+  note_id: EXAMPLE.noteId,
+  title: 'Q3 planning',
+  snippet: 'Speaker 1: The budget was exceeded by twelve percent, mostly on contractors.',
+  relevance: 0.83,
+  created_at: EXAMPLE.recordedAt,
+  matched_at_ms: 754_000,
+};
 
 /** Bounds like `rangeBound`, for a JSON body field: a date (whole UTC day) or a date-time with offset. */
 const bodyBound = (edge: 'from' | 'to') =>
@@ -54,12 +64,12 @@ export const SearchBody = z
 
 export const SearchResultItem = z
   .object({
-    note_id: z.string().openapi({ example: 'note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W' }),
+    note_id: z.string().openapi({ example: EXAMPLE.noteId }),
     title: z.string(),
     snippet: z.string().max(MAX_SNIPPET).openapi({
       description:
         'The most relevant excerpt of the note (≤ 300 characters, cut at word boundaries), containing query terms when the match was lexical.',
-      example: 'Maria: The budget was exceeded by twelve percent, mostly on contractors…',
+      example: EXAMPLE_RESULT.snippet,
     }),
     relevance: z.number().min(0).max(1).openapi({
       description:
@@ -72,8 +82,10 @@ export const SearchResultItem = z
       example: 754000,
     }),
   })
-  .openapi('SearchResult');
+  .openapi('SearchResult', { example: EXAMPLE_RESULT });
 
-export const SearchResponse = z.object({ results: z.array(SearchResultItem) }).openapi('SearchResponse');
+export const SearchResponse = z
+  .object({ results: z.array(SearchResultItem) })
+  .openapi('SearchResponse', { example: { results: [EXAMPLE_RESULT] } });
 
 export type SearchBodyInput = z.infer<typeof SearchBody>;

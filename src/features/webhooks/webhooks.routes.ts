@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Deps } from '../../http/context.ts';
-import { jsonBody, requireScope } from '../../http/middleware.ts';
-import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
+import { jsonBody } from '../../http/middleware.ts';
+import { bodyErrors, commonErrors, notFoundError, scopedRoute } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { createOutboundPolicy } from './outbound/guarded-request.ts';
 import {
@@ -10,6 +10,7 @@ import {
   Delivery,
   DeliveryList,
   DeliveryParams,
+  EXAMPLE_REDELIVERY,
   ListDeliveriesQuery,
   UpdateWebhookBody,
   Webhook,
@@ -26,12 +27,10 @@ import {
   updateWebhook,
 } from './webhooks.service.ts';
 
-const json = <T>(schema: T, description: string) => ({
+const json = <T>(schema: T, description: string, example?: unknown) => ({
   description,
-  content: { 'application/json': { schema } },
+  content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
 });
-
-const SCOPE = 'Scope: `webhooks:manage`.';
 
 /** /v1/webhooks: subscriptions, their delivery log and redelivery. Routes parse, call the service, nothing else. */
 export function webhooksRoutes(deps: Deps) {
@@ -40,80 +39,83 @@ export function webhooksRoutes(deps: Deps) {
     allowPrivateTargets: deps.config.webhooks.allowPrivateTargets,
     allowHosts: deps.config.webhookDelivery.allowHosts,
   });
-  const manage = requireScope('webhooks:manage');
   const body = jsonBody((d) => d.config.maxBodyBytes, deps);
 
   app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/',
-      tags: ['Webhooks'],
-      summary: 'Create a webhook',
-      description:
-        'Subscribes an HTTPS URL to event types of the caller’s account and mode (a test key’s webhook receives ' +
-        'test-mode events only). It receives events written after its creation. The optional `secret` signs ' +
-        'every delivery (`X-Svc-Signature`, Standard Webhooks `webhook-signature`) and is never returned. ' +
-        `${SCOPE}`,
-      middleware: [manage, body] as const,
-      request: { body: { required: true, content: { 'application/json': { schema: CreateWebhookBody } } } },
-      responses: {
-        201: json(Webhook, 'The webhook (without its secret).'),
-        ...commonErrors,
-        ...bodyErrors,
-      },
-    }),
+    createRoute(
+      scopedRoute('webhooks:manage', {
+        method: 'post',
+        path: '/',
+        tags: ['Webhooks'],
+        summary: 'Create a webhook',
+        description:
+          'Subscribes an HTTPS URL to event types of the caller’s account and mode (a test key’s webhook receives ' +
+          'test-mode events only). It receives events written after its creation. The optional `secret` signs ' +
+          'every delivery (`X-Svc-Signature`, Standard Webhooks `webhook-signature`) and is never returned.',
+        middleware: [body] as const,
+        request: { body: { required: true, content: { 'application/json': { schema: CreateWebhookBody } } } },
+        responses: {
+          201: json(Webhook, 'The webhook (without its secret).'),
+          ...commonErrors,
+          ...bodyErrors,
+        },
+      }),
+    ),
     async (c) => c.json(await createWebhook(deps.db, c.get('actor'), c.req.valid('json'), policy), 201),
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/',
-      tags: ['Webhooks'],
-      summary: 'List webhooks',
-      description: `Every webhook of the caller’s account and mode, oldest first; not paged. ${SCOPE}`,
-      middleware: [manage] as const,
-      responses: { 200: json(WebhookList, 'The webhooks.'), ...commonErrors },
-    }),
+    createRoute(
+      scopedRoute('webhooks:manage', {
+        method: 'get',
+        path: '/',
+        tags: ['Webhooks'],
+        summary: 'List webhooks',
+        description: `Every webhook of the caller’s account and mode, oldest first; not paged.`,
+        responses: { 200: json(WebhookList, 'The webhooks.'), ...commonErrors },
+      }),
+    ),
     async (c) => c.json(await listWebhooks(deps.db, c.get('actor')), 200),
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/{id}',
-      tags: ['Webhooks'],
-      summary: 'Get a webhook (ext)',
-      description: `One webhook (without its secret). ${SCOPE}`,
-      middleware: [manage] as const,
-      request: { params: WebhookIdParam },
-      responses: { 200: json(Webhook, 'The webhook.'), ...commonErrors, ...notFoundError },
-    }),
+    createRoute(
+      scopedRoute('webhooks:manage', {
+        method: 'get',
+        path: '/{id}',
+        tags: ['Webhooks'],
+        summary: 'Get a webhook (ext)',
+        description: `One webhook (without its secret).`,
+        request: { params: WebhookIdParam },
+        responses: { 200: json(Webhook, 'The webhook.'), ...commonErrors, ...notFoundError },
+      }),
+    ),
     async (c) => c.json(await getWebhook(deps.db, c.get('actor'), c.req.valid('param').id), 200),
   );
 
   app.openapi(
-    createRoute({
-      method: 'patch',
-      path: '/{id}',
-      tags: ['Webhooks'],
-      summary: 'Update a webhook (ext)',
-      description:
-        'Changes `url`, `events`, `active` or `secret` (`null` stops signing). `active: false` cancels the ' +
-        'deliveries still waiting; events written while inactive are not sent later. ' +
-        SCOPE,
-      middleware: [manage, body] as const,
-      request: {
-        params: WebhookIdParam,
-        body: { required: true, content: { 'application/json': { schema: UpdateWebhookBody } } },
-      },
-      responses: {
-        200: json(Webhook, 'The updated webhook.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
-      },
-    }),
+    createRoute(
+      scopedRoute('webhooks:manage', {
+        method: 'patch',
+        path: '/{id}',
+        tags: ['Webhooks'],
+        summary: 'Update a webhook (ext)',
+        description:
+          'Changes `url`, `events`, `active` or `secret` (`null` stops signing). `active: false` cancels the ' +
+          'deliveries still waiting; events written while inactive are not sent later.',
+        middleware: [body] as const,
+        request: {
+          params: WebhookIdParam,
+          body: { required: true, content: { 'application/json': { schema: UpdateWebhookBody } } },
+        },
+        responses: {
+          200: json(Webhook, 'The updated webhook.'),
+          ...commonErrors,
+          ...notFoundError,
+          ...bodyErrors,
+        },
+      }),
+    ),
     async (c) =>
       c.json(
         await updateWebhook(deps.db, c.get('actor'), c.req.valid('param').id, c.req.valid('json'), policy),
@@ -122,37 +124,38 @@ export function webhooksRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: 'delete',
-      path: '/{id}',
-      tags: ['Webhooks'],
-      summary: 'Delete a webhook',
-      description: `Deletes the subscription; deliveries not yet sent are cancelled. ${SCOPE}`,
-      middleware: [manage] as const,
-      request: { params: WebhookIdParam },
-      responses: { 200: json(DeletedWebhook, 'Deleted.'), ...commonErrors, ...notFoundError },
-    }),
+    createRoute(
+      scopedRoute('webhooks:manage', {
+        method: 'delete',
+        path: '/{id}',
+        tags: ['Webhooks'],
+        summary: 'Delete a webhook',
+        description: `Deletes the subscription; deliveries not yet sent are cancelled.`,
+        request: { params: WebhookIdParam },
+        responses: { 200: json(DeletedWebhook, 'Deleted.'), ...commonErrors, ...notFoundError },
+      }),
+    ),
     async (c) => c.json(await deleteWebhook(deps.db, c.get('actor'), c.req.valid('param').id), 200),
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/{id}/deliveries',
-      tags: ['Webhooks'],
-      summary: 'List deliveries (ext)',
-      description:
-        'The delivery log, newest first: one delivery per event sent to this webhook, each with every attempt ' +
-        '(status code, duration, error, the start of the response body). Filter by `status` or `event_id`. ' +
-        SCOPE,
-      middleware: [manage] as const,
-      request: { params: WebhookIdParam, query: ListDeliveriesQuery },
-      responses: {
-        200: json(DeliveryList, 'A page of deliveries.'),
-        ...commonErrors,
-        ...notFoundError,
-      },
-    }),
+    createRoute(
+      scopedRoute('webhooks:manage', {
+        method: 'get',
+        path: '/{id}/deliveries',
+        tags: ['Webhooks'],
+        summary: 'List deliveries (ext)',
+        description:
+          'The delivery log, newest first: one delivery per event sent to this webhook, each with every attempt ' +
+          '(status code, duration, error, the start of the response body). Filter by `status` or `event_id`.',
+        request: { params: WebhookIdParam, query: ListDeliveriesQuery },
+        responses: {
+          200: json(DeliveryList, 'A page of deliveries.'),
+          ...commonErrors,
+          ...notFoundError,
+        },
+      }),
+    ),
     async (c) =>
       c.json(
         await listDeliveries(deps.db, c.get('actor'), c.req.valid('param').id, c.req.valid('query')),
@@ -161,23 +164,24 @@ export function webhooksRoutes(deps: Deps) {
   );
 
   app.openapi(
-    createRoute({
-      method: 'post',
-      path: '/{id}/deliveries/{delivery_id}/redeliver',
-      tags: ['Webhooks'],
-      summary: 'Redeliver an event (ext)',
-      description:
-        'Sends the delivery’s event again as a new delivery with its own retries; the event id ' +
-        '(`X-Svc-Delivery`, `webhook-id`) stays the same, so receivers can de-duplicate. The webhook must be ' +
-        `active (400 otherwise). ${SCOPE}`,
-      middleware: [manage] as const,
-      request: { params: DeliveryParams },
-      responses: {
-        202: json(Delivery, 'The new delivery, queued.'),
-        ...commonErrors,
-        ...notFoundError,
-      },
-    }),
+    createRoute(
+      scopedRoute('webhooks:manage', {
+        method: 'post',
+        path: '/{id}/deliveries/{delivery_id}/redeliver',
+        tags: ['Webhooks'],
+        summary: 'Redeliver an event (ext)',
+        description:
+          'Sends the delivery’s event again as a new delivery with its own retries; the event id ' +
+          '(`X-Svc-Delivery`, `webhook-id`) stays the same, so receivers can de-duplicate. The webhook must be ' +
+          `active (400 otherwise).`,
+        request: { params: DeliveryParams },
+        responses: {
+          202: json(Delivery, 'The new delivery, queued.', EXAMPLE_REDELIVERY),
+          ...commonErrors,
+          ...notFoundError,
+        },
+      }),
+    ),
     async (c) => {
       const { id, delivery_id } = c.req.valid('param');
       return c.json(

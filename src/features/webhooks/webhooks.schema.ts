@@ -1,10 +1,71 @@
 import { z } from '@hono/zod-openapi';
-import { codePoints, hasControlChars, Meta, PageQuery } from '../../http/schemas.ts';
+import { codePoints, EXAMPLE, hasControlChars, Meta, PageQuery } from '../../http/schemas.ts';
 import { EVENT_TYPES } from '../events/events.ts';
 
-const WEBHOOK_ID_EXAMPLE = 'wh_5Tq8LmZ2xK7bN4cV9pR1sW3y';
-const DELIVERY_ID_EXAMPLE = 'dlv_2Hk9sQ4mZx7Lb1Nc8Vt3Rw6P';
-const EVENT_ID_EXAMPLE = 'evt_7Yb3Kq9ZmL2xT5cN8vR4pW1s';
+const WEBHOOK_ID_EXAMPLE = EXAMPLE.webhookId;
+const DELIVERY_ID_EXAMPLE = EXAMPLE.deliveryId;
+const EVENT_ID_EXAMPLE = EXAMPLE.eventId;
+
+/** The document's example webhook (see EXAMPLE), created before the example note was recorded. */
+const EXAMPLE_WEBHOOK = {
+  id: WEBHOOK_ID_EXAMPLE,
+  url: 'https://example.com/hooks/minutes',
+  events: ['note.created' as const, 'note.processed' as const],
+  active: true,
+  created_at: '2026-11-18T09:30:00.000Z',
+};
+const EXAMPLE_WEBHOOK_LIST_ITEM = {
+  id: EXAMPLE_WEBHOOK.id,
+  url: EXAMPLE_WEBHOOK.url,
+  events: EXAMPLE_WEBHOOK.events,
+  active: EXAMPLE_WEBHOOK.active,
+};
+
+/** The `note.processed` event of the example note sent to it: a 503 first, then a 200 on the first retry. */
+const EXAMPLE_FAILED_ATTEMPT = {
+  attempt: 1,
+  started_at: '2026-11-20T14:31:07.561Z',
+  completed_at: '2026-11-20T14:31:07.803Z',
+  duration_ms: 242,
+  status_code: 503,
+  error: 'The receiver answered 503, not a 2xx status.',
+  response_body: 'Service Unavailable',
+};
+const EXAMPLE_ATTEMPT = {
+  attempt: 2,
+  started_at: '2026-11-20T14:31:38.104Z',
+  completed_at: '2026-11-20T14:31:38.212Z',
+  duration_ms: 108,
+  status_code: 200,
+  response_body: '{"received":true}',
+};
+const EXAMPLE_DELIVERY = {
+  id: DELIVERY_ID_EXAMPLE,
+  webhook_id: WEBHOOK_ID_EXAMPLE,
+  event_id: EVENT_ID_EXAMPLE,
+  event_type: 'note.processed' as const,
+  status: 'succeeded' as const,
+  attempt_count: 2,
+  created_at: '2026-11-20T14:31:07.530Z',
+  updated_at: '2026-11-20T14:31:38.212Z',
+  completed_at: '2026-11-20T14:31:38.212Z',
+  attempts: [EXAMPLE_FAILED_ATTEMPT, EXAMPLE_ATTEMPT],
+};
+
+/** The 202 of a redelivery: a new delivery of the same event, queued. */
+export const EXAMPLE_REDELIVERY = {
+  id: 'dlv_6Vt3Rw8Pk1Hs9Qm4Zx2Lb7Nc',
+  webhook_id: WEBHOOK_ID_EXAMPLE,
+  event_id: EVENT_ID_EXAMPLE,
+  event_type: 'note.processed' as const,
+  status: 'pending' as const,
+  attempt_count: 0,
+  next_attempt_at: '2026-11-25T10:02:11.480Z',
+  redelivery_of: DELIVERY_ID_EXAMPLE,
+  created_at: '2026-11-25T10:02:11.480Z',
+  updated_at: '2026-11-25T10:02:11.480Z',
+  attempts: [],
+};
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -106,7 +167,7 @@ export const Webhook = z
     active: z.boolean(),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
-  .openapi('Webhook');
+  .openapi('Webhook', { example: EXAMPLE_WEBHOOK });
 
 export const WebhookListItem = z
   .object({
@@ -115,9 +176,11 @@ export const WebhookListItem = z
     events: z.array(EventType),
     active: z.boolean(),
   })
-  .openapi('WebhookListItem');
+  .openapi('WebhookListItem', { example: EXAMPLE_WEBHOOK_LIST_ITEM });
 
-export const WebhookList = z.object({ data: z.array(WebhookListItem) }).openapi('WebhookList');
+export const WebhookList = z
+  .object({ data: z.array(WebhookListItem) })
+  .openapi('WebhookList', { example: { data: [EXAMPLE_WEBHOOK_LIST_ITEM] } });
 
 export const DeliveryStatus = z
   .enum(['pending', 'succeeded', 'failed', 'cancelled'])
@@ -140,7 +203,7 @@ export const DeliveryAttempt = z
       .optional()
       .openapi({ description: 'The start of the response body (at most 1 KiB), ending in `…` when cut.' }),
   })
-  .openapi('DeliveryAttempt');
+  .openapi('DeliveryAttempt', { example: EXAMPLE_ATTEMPT });
 
 export const Delivery = z
   .object({
@@ -159,9 +222,11 @@ export const Delivery = z
     completed_at: z.string().optional().openapi({ format: 'date-time' }),
     attempts: z.array(DeliveryAttempt).openapi({ description: 'Every attempt, oldest first.' }),
   })
-  .openapi('Delivery');
+  .openapi('Delivery', { example: EXAMPLE_DELIVERY });
 
-export const DeliveryList = z.object({ data: z.array(Delivery), meta: Meta }).openapi('DeliveryList');
+export const DeliveryList = z.object({ data: z.array(Delivery), meta: Meta }).openapi('DeliveryList', {
+  example: { data: [EXAMPLE_DELIVERY], meta: { page: 1, per_page: 20, total: 1 } },
+});
 
 export const ListDeliveriesQuery = z.object({
   ...PageQuery,
