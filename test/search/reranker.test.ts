@@ -160,6 +160,14 @@ for (const dialect of DIALECTS) {
       expect((fake.requests[0]!.body.documents as string[]).join('\n')).not.toMatch(/Erin|Zed/);
     });
 
+    it('keeps the rare-word promise: a note holding the query’s rare words stays ≥ 0.5 whatever the reranker says', async () => {
+      fake.scoreWith(() => 0.2);
+      const results = await search(h, tenant.liveKey, { query: 'zymurgy yeast' });
+      expect(results.map((r) => r.note_id)).toEqual([ids.zymurgy]);
+      expect(results[0]!.relevance).toBe(0.55);
+      expect(fake.requests).toHaveLength(1);
+    });
+
     it('maps raw logits through the logistic function when RERANKER_SCORES=logit', async () => {
       useReranker({ RERANKER_SCORES: 'logit' });
       fake.scoreWith((doc) => (/lake/.test(doc) ? 2 : -3));

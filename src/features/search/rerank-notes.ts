@@ -3,21 +3,23 @@ import type { ChunkRow } from './search.repo.ts';
 
 export interface RerankedNote {
   noteId: string;
-  /** The reranker's score of the note's best passage, in [0, 1]. */
+  /**
+   * The reranker's score of the note's best passage, in [0, 1]; at least `floor` (a note holding every rare
+   * term of the query keeps the ≥ 0.5 that API.md promises, whatever the reranker says).
+   */
   relevance: number;
   /** That passage, which becomes the snippet. */
   passage?: ChunkRow;
 }
 
 /**
- * Scores every passage of the candidate notes in one request and ranks the notes by their best passage; ties
- * keep the order the candidates came in (the fused ranking). A note with no passage read cannot be judged and
- * gets 0.
+ * Scores every passage of the candidate notes (each with at least one) in one request and ranks the notes by
+ * their best passage, raised to their floor; ties keep the order the candidates came in (the fused ranking).
  */
 export async function rerankNotes(
   reranker: Pick<CohereReranker, 'score'>,
   query: string,
-  candidates: readonly { noteId: string; passages: readonly ChunkRow[] }[],
+  candidates: readonly { noteId: string; passages: readonly ChunkRow[]; floor: number }[],
 ): Promise<RerankedNote[]> {
   const flat = candidates.flatMap((c, note) => c.passages.map((passage) => ({ note, passage })));
   const scores = await reranker.score(
@@ -30,6 +32,9 @@ export async function rerankNotes(
     if (current.passage === undefined || scores[i]! > current.relevance) {
       best[note] = { noteId: current.noteId, relevance: scores[i]!, passage };
     }
+  });
+  best.forEach((r, i) => {
+    r.relevance = Math.max(r.relevance, candidates[i]!.floor);
   });
   return best
     .map((r, order) => ({ r, order }))

@@ -84,8 +84,9 @@ export async function searchNotes(
 
 /**
  * With RERANKER set: the fused ranking's best notes (at least `limit`), re-scored by the reranker from the
- * passages read for each, best first. Undefined without a reranker, or when it fails: the search then answers
- * from its own ranking, and the failure is logged.
+ * passages read for each, best first; a note holding every rare term of the query keeps the rare-term floor.
+ * Undefined without a reranker, or when it fails: the search then answers from its own ranking, and the failure
+ * is logged.
  */
 async function rerankIfConfigured(
   deps: Deps,
@@ -94,10 +95,18 @@ async function rerankIfConfigured(
   ranked: readonly { noteId: string }[],
 ): Promise<RerankedNote[] | undefined> {
   const settings = deps.config.search.reranker;
-  if (!settings || !ranked.length) return undefined;
+  if (!settings) return undefined;
+  // Only notes whose passages were read can be judged (the examined ones: nearly always the fused ranking's best).
+  const rare = new Set(gathered.evidence.filter((e) => e.rareTermsPresent).map((e) => e.noteId));
   const candidates = ranked
-    .slice(0, Math.max(settings.candidates, input.limit))
-    .map((r) => ({ noteId: r.noteId, passages: gathered.passagesOf(r.noteId) }));
+    .map((r) => ({
+      noteId: r.noteId,
+      passages: gathered.passagesOf(r.noteId),
+      floor: rare.has(r.noteId) ? DEFAULT_RANK_PARAMS.rareFloor : 0,
+    }))
+    .filter((c) => c.passages.length)
+    .slice(0, Math.max(settings.candidates, input.limit));
+  if (!candidates.length) return undefined;
   try {
     return await rerankNotes(new CohereReranker(settings), input.query, candidates);
   } catch (err) {
