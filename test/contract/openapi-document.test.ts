@@ -1,67 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/lib/logger.ts';
-import { createTestDatabase } from '../helpers/dialects.ts';
 import { openApiSchemaValidator } from '../helpers/openapi-check.ts';
-import type { JsonSchema, OpenApiDocument, OpenApiOperation } from '../helpers/routes.ts';
+import { API_MD_SCOPES, type JsonSchema, loadApiRoutes, type OpenApiOperation } from '../helpers/routes.ts';
 
 /**
  * The served document as a reader uses it: the scope of every operation in its own `security` requirement,
  * an example for every response body, and examples that are true to their schemas.
  */
 
-/**
- * API.md "Authentication and scopes", written out per operation (not read from the code): the one scope each
- * operation needs. `GET /v1/webhooks/{id}` (ext) is not named there; it belongs to the webhooks family, whose
- * every operation API.md gives `webhooks:manage`.
- */
-const SCOPE_BY_OPERATION: Record<string, string> = {
-  'GET /v1/notes': 'notes:read',
-  'GET /v1/notes/{id}': 'notes:read',
-  'POST /v1/notes': 'notes:write',
-  'POST /v1/recordings': 'notes:write',
-  'PATCH /v1/notes/{id}': 'notes:write',
-  'DELETE /v1/notes/{id}': 'notes:write',
-  'GET /v1/recordings': 'recordings:read',
-  'GET /v1/recordings/{id}': 'recordings:read',
-  'GET /v1/recordings/{id}/audio': 'recordings:read',
-  'POST /v1/search': 'search',
-  'GET /v1/action-items': 'actions:read',
-  'PATCH /v1/action-items/{id}': 'actions:write',
-  'POST /v1/webhooks': 'webhooks:manage',
-  'GET /v1/webhooks': 'webhooks:manage',
-  'GET /v1/webhooks/{id}': 'webhooks:manage',
-  'PATCH /v1/webhooks/{id}': 'webhooks:manage',
-  'DELETE /v1/webhooks/{id}': 'webhooks:manage',
-  'GET /v1/webhooks/{id}/deliveries': 'webhooks:manage',
-  'POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver': 'webhooks:manage',
-};
-
 /** Endpoints that need no key (API.md): not documented, or documented with `security: []`. */
 const PUBLIC_PATHS = ['/healthz', '/readyz', '/v1/openapi.json'];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-async function servedDocument(): Promise<OpenApiDocument> {
-  const db = await createTestDatabase('sqlite');
-  try {
-    const app = buildApp({
-      db: db.db,
-      dialect: 'sqlite',
-      config: { ...loadConfig({ WORKER: 'false' }), database: db.database },
-      logger: createLogger('silent'),
-      wakeWorker: () => {},
-    });
-    const res = await app.request('/v1/openapi.json');
-    expect(res.status).toBe(200);
-    return (await res.json()) as OpenApiDocument;
-  } finally {
-    await db.destroy();
-  }
-}
-
-const doc = await servedDocument();
+const { doc } = await loadApiRoutes();
 const validate = openApiSchemaValidator(doc);
 
 const operations: { name: string; path: string; operation: OpenApiOperation }[] = Object.entries(
@@ -167,13 +118,13 @@ describe('OpenAPI document: scopes', () => {
   });
 
   it('documents every operation of API.md’s scope table, and no /v1 operation outside it', () => {
-    expect(v1Operations.map((o) => o.name).sort()).toEqual(Object.keys(SCOPE_BY_OPERATION).sort());
+    expect(v1Operations.map((o) => o.name).sort()).toEqual(Object.keys(API_MD_SCOPES).sort());
   });
 
   it.each(v1Operations.map((o) => [o.name, o] as const))(
     '%s declares exactly the scope API.md gives it in its own security requirement',
     (name, { operation }) => {
-      expect(operation.security, name).toEqual([{ bearerAuth: [SCOPE_BY_OPERATION[name]] }]);
+      expect(operation.security, name).toEqual([{ bearerAuth: [API_MD_SCOPES[name]] }]);
     },
   );
 

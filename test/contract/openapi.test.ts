@@ -1,32 +1,15 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import type { Scope } from '../../src/features/api-keys/scopes.ts';
 import { useHarness } from '../helpers/harness.ts';
-import { type ApiRoute, loadApiRoutes, resolveRef, scopesOfOperation } from '../helpers/routes.ts';
+import {
+  API_MD_SCOPES,
+  type ApiRoute,
+  loadApiRoutes,
+  resolveRef,
+  scopesOfOperation,
+} from '../helpers/routes.ts';
 
 const { doc, routes } = await loadApiRoutes();
-
-/** API.md "Authentication and scopes": the scope of each operation it names. */
-const SCOPE_BY_OPERATION: Record<string, Scope> = {
-  'GET /v1/notes': 'notes:read',
-  'GET /v1/notes/{id}': 'notes:read',
-  'POST /v1/notes': 'notes:write',
-  'PATCH /v1/notes/{id}': 'notes:write',
-  'DELETE /v1/notes/{id}': 'notes:write',
-  'POST /v1/recordings': 'notes:write',
-  'GET /v1/recordings': 'recordings:read',
-  'GET /v1/recordings/{id}': 'recordings:read',
-  'GET /v1/recordings/{id}/audio': 'recordings:read',
-  'POST /v1/search': 'search',
-  'GET /v1/action-items': 'actions:read',
-  'PATCH /v1/action-items/{id}': 'actions:write',
-  'POST /v1/webhooks': 'webhooks:manage',
-  'GET /v1/webhooks': 'webhooks:manage',
-  'PATCH /v1/webhooks/{id}': 'webhooks:manage',
-  'DELETE /v1/webhooks/{id}': 'webhooks:manage',
-  'GET /v1/webhooks/{id}/deliveries': 'webhooks:manage',
-  'POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver': 'webhooks:manage',
-};
 
 const ERROR_REF = '#/components/schemas/Error';
 
@@ -105,7 +88,7 @@ describe.each(routes.map((r) => [r.name, r] as const))('%s', (_, route) => {
   });
 
   it('declares the scope API.md assigns to it', () => {
-    const expected = SCOPE_BY_OPERATION[route.name];
+    const expected = API_MD_SCOPES[route.name];
     // Operations API.md does not name (later extensions) are held to "exactly one scope" above.
     if (expected) expect(route.scope).toBe(expected);
   });

@@ -255,3 +255,30 @@ export function sampleRequest(route: ApiRoute, doc?: OpenApiDocument): SampleReq
   const body = sampleBody(route, doc);
   return { method: route.method, path: buildPath(route), ...(body !== undefined ? { body } : {}) };
 }
+
+/**
+ * API.md "Authentication and scopes", written out per operation (not read from the code): the one scope each
+ * operation needs. `GET /v1/webhooks/{id}` (ext) is not named there; it belongs to the webhooks family, whose
+ * every operation API.md gives `webhooks:manage`.
+ */
+export const API_MD_SCOPES: Record<string, Scope> = {
+  'GET /v1/notes': 'notes:read',
+  'GET /v1/notes/{id}': 'notes:read',
+  'POST /v1/notes': 'notes:write',
+  'POST /v1/recordings': 'notes:write',
+  'PATCH /v1/notes/{id}': 'notes:write',
+  'DELETE /v1/notes/{id}': 'notes:write',
+  'GET /v1/recordings': 'recordings:read',
+  'GET /v1/recordings/{id}': 'recordings:read',
+  'GET /v1/recordings/{id}/audio': 'recordings:read',
+  'POST /v1/search': 'search',
+  'GET /v1/action-items': 'actions:read',
+  'PATCH /v1/action-items/{id}': 'actions:write',
+  'POST /v1/webhooks': 'webhooks:manage',
+  'GET /v1/webhooks': 'webhooks:manage',
+  'GET /v1/webhooks/{id}': 'webhooks:manage',
+  'PATCH /v1/webhooks/{id}': 'webhooks:manage',
+  'DELETE /v1/webhooks/{id}': 'webhooks:manage',
+  'GET /v1/webhooks/{id}/deliveries': 'webhooks:manage',
+  'POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver': 'webhooks:manage',
+};
