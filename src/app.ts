@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'kysely';
 import { actionItemsRoutes } from './features/action-items/action-items.routes.ts';
+import { documentMcp } from './features/mcp/mcp.openapi.ts';
 import { mcpRoutes } from './features/mcp/mcp.routes.ts';
 import { notesRoutes } from './features/notes/notes.routes.ts';
 import { recordingsRoutes } from './features/recordings/recordings.routes.ts';
@@ -50,8 +51,8 @@ export function buildApp(deps: Deps) {
         'semantic search and webhooks. Authenticate with `Authorization: Bearer svc_sk_live_…` (or `svc_sk_test_…` ' +
         'for the seeded test data space). Each operation names the one scope it needs in its `security` ' +
         'requirement (a key created without scopes has them all). The MCP server for assistants is at `POST /mcp` ' +
-        '(JSON-RPC over Streamable HTTP, stateless) with the same keys and scopes; it is described by MCP ' +
-        '`tools/list`, not by this document.',
+        '(JSON-RPC over Streamable HTTP, stateless) with the same keys and scopes; its tools are described by ' +
+        'MCP `tools/list`.',
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
@@ -79,6 +80,7 @@ export function buildApp(deps: Deps) {
   app.route('/v1', v1);
   // MCP authenticates itself with the same keys (its Origin check comes first), so it is outside /v1.
   app.route('/mcp', mcpRoutes(deps));
+  documentMcp(app.openAPIRegistry);
 
   app.notFound(routeNotFound(app, deps));
   return app;

@@ -136,6 +136,14 @@ describe('OpenAPI document: scopes', () => {
     }
   });
 
+  it('documents POST /mcp (API.md names it among the endpoints), authenticated by the same bearer keys', () => {
+    expect(Object.keys(doc.paths['/mcp'] ?? {})).toEqual(['post']);
+    expect(doc.paths['/mcp']!.post!.security).toEqual([{ bearerAuth: [] }]);
+    expect(Object.keys(doc.paths['/mcp']!.post!.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '401', '403', '429']),
+    );
+  });
+
   it('gives every operation outside /v1 its own security requirement', () => {
     for (const { name, path, operation } of operations) {
       if (path.startsWith('/v1/') || PUBLIC_PATHS.includes(path)) continue;

@@ -75,6 +75,8 @@ export function routesFromDocument(doc: OpenApiDocument): ApiRoute[] {
   const routes: ApiRoute[] = [];
   const problems: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
+    // The REST API: /mcp (documented too) speaks JSON-RPC and is tested by test/mcp.
+    if (!path.startsWith('/v1/')) continue;
     for (const [lower, operation] of Object.entries(item)) {
       const method = lower.toUpperCase() as HttpMethod;
       if (!METHODS.includes(method)) continue;

@@ -1,0 +1,79 @@
+import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { commonErrors } from '../../http/schemas.ts';
+
+const JsonRpcId = z.union([z.string(), z.number().int()]);
+
+const McpRequest = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: JsonRpcId.optional(),
+    method: z.string(),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi('McpRequest', {
+    description:
+      'A JSON-RPC 2.0 message of the Model Context Protocol (a request, or a notification without `id`).',
+    example: {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'search_notes', arguments: { query: 'budget overrun', limit: 3 } },
+    },
+  });
+
+const McpResponse = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: JsonRpcId.nullable(),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+  })
+  .openapi('McpResponse', {
+    description: 'The JSON-RPC 2.0 answer: `result`, or `error` for a protocol-level failure.',
+    example: {
+      jsonrpc: '2.0',
+      id: 7,
+      result: {
+        content: [{ type: 'text', text: '{"results":[]}' }],
+        structuredContent: { results: [] },
+        isError: false,
+      },
+    },
+  });
+
+/**
+ * Describes `POST /mcp` in the OpenAPI document. It is served by the MCP SDK (mcp.routes.ts), not by an OpenAPI
+ * route, so this is documentation only; the tools themselves are described by MCP's own `tools/list`.
+ */
+export function documentMcp(registry: OpenAPIHono['openAPIRegistry']): void {
+  registry.registerPath({
+    method: 'post',
+    path: '/mcp',
+    tags: ['MCP'],
+    summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless)',
+    description:
+      'The MCP server for AI assistants: JSON-RPC 2.0 over Streamable HTTP, one request per POST, no session. ' +
+      'Authenticated with the same API keys; each tool needs the scope of the REST operation it wraps (a missing ' +
+      'scope is an `isError` tool result, not an HTTP error). Tools: search_notes, list_notes, get_note, ' +
+      'get_transcript, update_note, list_action_items, update_action_item, list_highlights, list_webhooks; ' +
+      'call `tools/list` for their input and output schemas. A browser `Origin` must be listed in ' +
+      'MCP_ALLOWED_ORIGINS (403 otherwise); clients that send no Origin pass.',
+    security: [{ bearerAuth: [] }],
+    request: { body: { required: true, content: { 'application/json': { schema: McpRequest } } } },
+    responses: {
+      200: {
+        description:
+          'The JSON-RPC answer, as JSON or as a one-message `text/event-stream`, per the Accept header.',
+        content: { 'application/json': { schema: McpResponse } },
+      },
+      202: { description: 'A notification (no `id`) was accepted; no body.' },
+      401: commonErrors[401],
+      403: {
+        description: 'The browser Origin is not allowed (`origin_not_allowed`).',
+        content: commonErrors[403].content,
+      },
+      405: { description: 'Only POST is served (stateless: no GET stream, no DELETE of a session).' },
+      429: commonErrors[429],
+    },
+  });
+}
