@@ -45,6 +45,14 @@ export function toAppError(c: Context<AppEnv>, err: unknown): AppError {
     if (err.status === 413) return new AppError('payload_too_large', 'The request body is too large.');
     if (err.status < 500) return new AppError('parameter_invalid', err.message || 'Invalid request.');
   }
+  // The client hung up mid-request (a body cut off): nobody reads this answer, and it is not our failure.
+  // requestContext logs it as one info line; no stack trace.
+  if (c.req.raw.signal?.aborted) {
+    return new AppError(
+      'parameter_invalid',
+      'The client closed the connection before the request was complete.',
+    );
+  }
   if (isUnstorableText(err)) {
     return new AppError('parameter_invalid', 'Text must not contain NUL (U+0000) characters.');
   }

@@ -27,15 +27,13 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
     const started = performance.now();
     await next();
     if (!log.isLevelEnabled('info')) return;
-    log.info(
-      {
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      },
-      'request',
-    );
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    // One line, no stack, when the client went away before its request was complete.
+    if (c.req.raw.signal?.aborted) {
+      log.info({ method: c.req.method, path: c.req.path, ms }, 'client disconnected');
+      return;
+    }
+    log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms }, 'request');
   };
 }
 

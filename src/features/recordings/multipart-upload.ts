@@ -75,6 +75,12 @@ export async function receiveMultipart(
   }
 
   const body = Readable.fromWeb(request.body as unknown as WebReadableStream<Uint8Array>);
+  // A client that goes away mid-body errors this stream: handled from birth, settled into `done` below.
+  let bodyError: Error | undefined;
+  let onBodyError: (err: Error) => void = (err) => {
+    bodyError = err;
+  };
+  body.on('error', (err) => onBodyError(err));
   const fields: [string, string][] = [];
   let file: UploadedFile | undefined;
   let tempPath: string | undefined;
@@ -105,8 +111,11 @@ export async function receiveMultipart(
       fields.push([name, value]);
     });
     parser.on('file', (name, stream, info) => {
+      // From birth: the parser destroys its file stream with an error when the body ends early or is given up
+      // on, possibly before the pipeline below has attached its own listeners (it awaits the temp path first).
+      // An 'error' without a listener would end the process; the pipeline still sees the stream destroyed.
+      stream.on('error', () => {});
       if (name !== 'file') {
-        stream.on('error', () => {});
         stream.resume();
         fail(
           new AppError(
@@ -159,7 +168,8 @@ export async function receiveMultipart(
     parser.on('error', (err: Error) => reject(malformed(err.message)));
     // Also emitted when the parser is destroyed after a failure.
     parser.on('close', () => resolve());
-    body.on('error', (err) => reject(err));
+    onBodyError = reject;
+    if (bodyError) reject(bodyError);
     body.pipe(parser);
   });
 
