@@ -3,17 +3,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ensureSpaceIndexed,
   indexNote,
-  refreshNoteIndex,
   reindexAll,
   removeNoteFromIndex,
 } from '../../src/features/search/index-note.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Tenant, useHarness } from '../helpers/harness.ts';
+import { callOk, useMcpEndpoint } from '../mcp/mcp-helpers.ts';
 import { addNote, search } from './search.fixtures.ts';
 
 for (const dialect of DIALECTS) {
   describe(`search index maintenance (${dialect})`, () => {
     const h = useHarness(dialect);
+    const mcp = useMcpEndpoint(h);
     let tenant: Tenant;
     const space = () => ({ accountId: tenant.accountId, mode: 'live' as const });
     const chunkCount = async (noteId: string) =>
@@ -72,12 +73,40 @@ for (const dialect of DIALECTS) {
         body: { title: 'Obsidian offsite' },
       });
       expect(patched.status).toBe(200);
-      await refreshNoteIndex(h.deps, space(), id);
       const results = await search(h, tenant.liveKey, { query: 'Obsidian offsite' });
       expect(results.map((r) => r.note_id)).toEqual([id]);
       expect(results[0]!.title).toBe('Obsidian offsite');
       expect(await search(h, tenant.liveKey, { query: 'xylophone' })).toHaveLength(1);
     });
+
+    // The index is the service's to maintain: a rename is found by its new title and not its old one,
+    // through whichever door it came (REST PATCH or MCP update_note).
+    for (const via of ['REST', 'MCP'] as const) {
+      it(`finds a note renamed through ${via} by its new title, not its old one`, async () => {
+        const t = await h.tenant();
+        const id = await addNote(h, t, {
+          title: 'Quokka budget planning',
+          transcript: 'Ann: The marimba order arrived.\nBen: Good, the marimba goes to the music room.',
+        });
+        expect(
+          (await search(h, t.liveKey, { query: 'Quokka budget planning' })).map((r) => r.note_id),
+        ).toEqual([id]);
+        if (via === 'REST') {
+          const res = await h.request('PATCH', `/v1/notes/${id}`, {
+            key: t.liveKey,
+            body: { title: 'Narwhal retrospective' },
+          });
+          expect(res.status).toBe(200);
+        } else {
+          const client = await mcp.connect(t.liveKey);
+          await callOk(client, 'update_note', { note_id: id, title: 'Narwhal retrospective' });
+        }
+        const renamed = await search(h, t.liveKey, { query: 'Narwhal retrospective' });
+        expect(renamed.map((r) => r.note_id)).toEqual([id]);
+        expect(renamed[0]!.title).toBe('Narwhal retrospective');
+        expect(await search(h, t.liveKey, { query: 'Quokka budget planning' })).toEqual([]);
+      });
+    }
 
     it('forgets a deleted note: chunks, keyword entries and vector go with it', async () => {
       const id = await addNote(h, tenant, {

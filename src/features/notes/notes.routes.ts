@@ -11,9 +11,6 @@ import {
   scopedRoute,
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
-import type { Actor } from '../api-keys/scopes.ts';
-import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
-import { createAudioStorage } from '../storage/audio-storage.ts';
 import {
   CreateNoteBody,
   DeletedResponse,
@@ -28,9 +25,6 @@ import {
 } from './notes.schema.ts';
 import { createNote, deleteNote, getNote, listNotes, updateNote } from './notes.service.ts';
 
-/** The data space (account + mode) a key works in. */
-const spaceOf = (actor: Actor) => ({ accountId: actor.accountId, mode: actor.mode });
-
 const json = <T>(schema: T, description: string, example?: unknown) => ({
   description,
   content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
@@ -40,7 +34,6 @@ const json = <T>(schema: T, description: string, example?: unknown) => ({
 export function notesRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const transcriptBodyLimit = Math.max(deps.config.maxBodyBytes, deps.config.maxTranscriptBytes * 2 + 65_536);
-  const storage = createAudioStorage(deps.config);
 
   app.openapi(
     createRoute(
@@ -140,12 +133,7 @@ export function notesRoutes(deps: Deps) {
       }),
     ),
     async (c) => {
-      const actor = c.get('actor');
-      const { id } = c.req.valid('param');
-      const body = c.req.valid('json');
-      const updated = await updateNote(deps.db, actor, id, body);
-      // The title is a search chunk of its own; tags are filtered from the notes table.
-      if (body.title !== undefined) await refreshNoteIndex(deps, spaceOf(actor), id);
+      const updated = await updateNote(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json'));
       return c.json(updated, 200);
     },
   );
@@ -162,15 +150,7 @@ export function notesRoutes(deps: Deps) {
         responses: { 200: json(DeletedResponse, 'Deleted.'), ...commonErrors, ...notFoundError },
       }),
     ),
-    async (c) =>
-      c.json(
-        await deleteNote(deps.db, c.get('actor'), c.req.valid('param').id, {
-          storage,
-          logger: c.get('log'),
-          onDelete: (trx) => removeNoteFromIndex(deps, spaceOf(c.get('actor')), c.req.valid('param').id, trx),
-        }),
-        200,
-      ),
+    async (c) => c.json(await deleteNote(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
 
   return app;

@@ -1,5 +1,5 @@
-import type { Logger } from 'pino';
 import type { Db, Dialect, NotesTable } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
@@ -8,7 +8,8 @@ import { recordEvent } from '../events/events.ts';
 import type { TranscriptSegment } from '../processing/parse-transcript.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
 import { insertTranscript, segmentsOfInput } from '../processing/store-transcript.ts';
-import { type AudioStorage, deleteAudioFiles } from '../storage/audio-storage.ts';
+import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
+import { createAudioStorage, deleteAudioFiles } from '../storage/audio-storage.ts';
 import { notesRepo, type Space } from './notes.repo.ts';
 import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
 import { renderTranscript, toNoteDetail, toNoteListItem } from './notes.view.ts';
@@ -49,14 +50,18 @@ async function loadParts(db: Db, noteId: string, withSegments: boolean) {
   return { segments, speakers, highlights, actionItems };
 }
 
-/** Updates title and/or tags; a title set by the user is kept when processing finishes later. */
+/**
+ * Updates title and/or tags; a title set by the user is kept when processing finishes later. A new title is
+ * a search chunk of its own: the note's index entries follow here, whoever calls (REST, MCP, CLI). Tags are
+ * filtered from the notes table and need no index change.
+ */
 export async function updateNote(
-  db: Db,
+  deps: Deps,
   actor: Actor,
   id: string,
   input: { title?: string; tags?: string[] },
 ) {
-  return db.transaction().execute(async (trx) => {
+  const updated = await deps.db.transaction().execute(async (trx) => {
     const note = await findNote(trx, actor, id);
     if (!note) throw notFound('note', id);
     const patch: Parameters<typeof notesRepo.update>[2] = { updated_at: nowIso() };
@@ -72,33 +77,26 @@ export async function updateNote(
       tags: input.tags ?? (JSON.parse(note.tags) as string[]),
     };
   });
+  if (input.title !== undefined) await refreshNoteIndex(deps, space(actor), id);
+  return updated;
 }
 
 /**
- * Permanently deletes the note and everything it owns (recording, items, highlights, speakers, index) in one
- * transaction, then the recording's audio file: after the commit, as a rolled-back delete cannot restore a file.
+ * Permanently deletes the note and everything it owns (recording, items, highlights, speakers, search index
+ * entries) in one transaction, then the recording's audio file: after the commit, as a rolled-back delete
+ * cannot restore a file. Every caller (REST, MCP, CLI) gets all of it.
  */
-export async function deleteNote(
-  db: Db,
-  actor: Actor,
-  id: string,
-  options: {
-    storage?: AudioStorage;
-    logger?: Logger;
-    /** Runs in the delete's transaction before the note's row goes (removes its search index entries). */
-    onDelete?: (trx: Db) => Promise<void>;
-  } = {},
-) {
-  const audioKeys = await db.transaction().execute(async (trx) => {
+export async function deleteNote(deps: Deps, actor: Actor, id: string) {
+  const audioKeys = await deps.db.transaction().execute(async (trx) => {
     const note = await findNote(trx, actor, id);
     if (!note) throw notFound('note', id);
     // A queued processing job finds the note gone and ends; nothing else refers to it.
     const keys = await notesRepo.deleteRecordings(trx, id);
-    await options.onDelete?.(trx);
+    await removeNoteFromIndex(deps, space(actor), id, trx);
     await notesRepo.delete(trx, id);
     return keys;
   });
-  if (options.storage) await deleteAudioFiles(options.storage, audioKeys, options.logger);
+  await deleteAudioFiles(createAudioStorage(deps.config), audioKeys, deps.logger);
   return { deleted: true as const };
 }
 

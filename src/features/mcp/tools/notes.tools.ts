@@ -229,7 +229,7 @@ export const updateNoteTool = defineTool({
   annotations: OVERWRITING_UPDATE,
   notFoundHint: NOTE_NOT_FOUND_HINT,
   run: ({ deps, actor }, { note_id, ...changes }) =>
-    updateNote(deps.db, actor, note_id, parseOrThrow(UpdateNoteBody, defined(changes))),
+    updateNote(deps, actor, note_id, parseOrThrow(UpdateNoteBody, defined(changes))),
 });
 
 export const listHighlightsTool = defineTool({
