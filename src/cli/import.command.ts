@@ -279,7 +279,7 @@ export function transcriptInput(file: string, text: string): CreateNoteInput {
 
 function parseBody(body: unknown): CreateNoteInput {
   const parsed = CreateNoteBody.safeParse(body);
-  if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: body });
+  if (!parsed.success) throw zodIssueToError(parsed.error, 'file', { value: body });
   return parsed.data;
 }
 

@@ -1,7 +1,30 @@
 import type { Hook } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import { AppError, type ErrorCode } from '../lib/errors.ts';
+import '../lib/zod-messages.ts';
 import type { AppEnv } from './context.ts';
+
+/**
+ * Where a validation message is read, which decides how an unknown key is named: a REST body field or query
+ * parameter, an MCP tool argument, or a field of a file the CLI imports.
+ */
+export type InputKind = 'json' | 'query' | 'form' | 'param' | 'arguments' | 'file';
+
+function unknownKeyMessage(kind: string | undefined, param: string): string {
+  switch (kind) {
+    case 'arguments':
+      return `Unknown argument '${param}'.`;
+    case 'file':
+      return (
+        `Unknown field '${param}'. A .json transcript is a note body ({"transcript": …} or {"segments": […]}, ` +
+        'as POST /v1/notes takes), an array of segments or OpenAI verbose_json.'
+      );
+    case 'query':
+      return `Unknown query parameter '${param}'. Check the spelling; unknown query parameters are rejected.`;
+    default:
+      return `Unknown parameter '${param}'. Check the spelling; unknown body fields are rejected.`;
+  }
+}
 
 /** True when the input has a (non-undefined) value at the path. */
 function hasValueAt(input: unknown, path: PropertyKey[]): boolean {
@@ -18,7 +41,11 @@ function hasValueAt(input: unknown, path: PropertyKey[]): boolean {
  * Pass the validated input so that a field of the wrong type is not reported as missing (zod 4 issues do not
  * carry the input); without it, only zod's default "received undefined" message counts as missing.
  */
-export function zodIssueToError(error: z.ZodError, target?: string, input?: { value: unknown }): AppError {
+export function zodIssueToError(
+  error: z.ZodError,
+  target?: InputKind | string,
+  input?: { value: unknown },
+): AppError {
   const issue = error.issues[0];
   if (!issue) return new AppError('parameter_invalid', 'Invalid request.');
   const path = issue.path.map(String);
@@ -29,15 +56,19 @@ export function zodIssueToError(error: z.ZodError, target?: string, input?: { va
     code = 'parameter_unknown';
     const key = issue.keys[0] ?? '';
     param = [...path, key].join('.');
-    message = `Unknown parameter '${param}'. Check the spelling; unknown body fields are rejected.`;
+    message = unknownKeyMessage(target, param);
   } else if (
     issue.code === 'invalid_type' &&
-    (input ? !hasValueAt(input.value, issue.path) : /received undefined/.test(issue.message))
+    (input ? !hasValueAt(input.value, issue.path) : /received undefined|^is required$/.test(issue.message))
   ) {
     code = 'parameter_missing';
     message = `Missing required parameter '${param}'.`;
   } else if (param) {
     message = `Invalid '${param}': ${lowerFirst(issue.message)}.`.replace(/\.\.$/, '.');
+  } else if (target === 'arguments') {
+    message = `Invalid arguments: ${lowerFirst(issue.message)}.`.replace(/\.\.$/, '.');
+  } else if (target === 'file') {
+    message = `Invalid file: ${lowerFirst(issue.message)}.`.replace(/\.\.$/, '.');
   } else if (target === 'json') {
     message = `Invalid request body: ${lowerFirst(issue.message)}.`.replace(/\.\.$/, '.');
   }

@@ -111,7 +111,7 @@ for (const dialect of DIALECTS) {
             /^Missing required parameter 'note_id'\./,
           );
           const text = await callFails(client, 'get_note', { noteId }, 'parameter_unknown');
-          expect(text).toMatch(/Unknown parameter 'noteId'/);
+          expect(text).toMatch(/Unknown argument .noteId./);
           expect(text).toContain('get_note accepts only: note_id, include_transcript');
           expect(
             await callFails(client, 'list_action_items', { status: 'open' }, 'parameter_invalid'),

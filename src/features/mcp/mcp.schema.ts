@@ -1,7 +1,6 @@
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { zodIssueToError } from '../../http/validation.ts';
-import { AppError } from '../../lib/errors.ts';
 
 type JsonSchema = Record<string, unknown>;
 type Target = Parameters<StandardSchemaWithJSON['~standard']['jsonSchema']['input']>[0];
@@ -93,10 +92,8 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.
   const issues = [...result.error.issues].sort(
     (a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'),
   );
-  const error = zodIssueToError(new z.ZodError(issues));
-  // A rule about the arguments as a whole ("give at least one of …") has no parameter to name.
-  if (error.details.param) throw error;
-  throw new AppError(error.code, `Invalid arguments: ${error.message.replace(/\.$/, '')}.`, error.details);
+  // A rule about the arguments as a whole ("give at least one of …") has no parameter to name: "Invalid arguments: …".
+  throw zodIssueToError(new z.ZodError(issues), 'arguments');
 }
 
 /** An integer argument with the REST API's range message. */

@@ -119,8 +119,11 @@ const DAY_MS = 86_400_000;
 const SummarizeArgs = z.object({
   days: z
     .string()
-    .regex(/^\d{1,2}$/, 'must be a whole number of days, 1–90')
-    .refine((v) => Number(v) >= 1 && Number(v) <= 90, 'must be a whole number of days, 1–90')
+    // One check with one message: a regex and a range refinement would both fail on "abc" and repeat it.
+    .refine(
+      (v) => /^\d{1,2}$/.test(v) && Number(v) >= 1 && Number(v) <= 90,
+      'must be a whole number of days, 1–90',
+    )
     .optional()
     .describe('How many days back, including today: 1–90. Default 7.'),
 });

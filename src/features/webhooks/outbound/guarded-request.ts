@@ -52,7 +52,9 @@ export function checkUrlStatically(raw: string, policy: OutboundPolicy): string 
   } catch {
     return 'must be an absolute URL, e.g. https://example.com/webhooks';
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https:// URL';
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return policy.allowPrivateTargets ? 'must be an http:// or https:// URL' : 'must be an https:// URL';
+  }
   if (url.protocol === 'http:' && !policy.allowPrivateTargets) {
     return 'must use https:// (http:// is allowed only when the server sets WEBHOOKS_ALLOW_PRIVATE_TARGETS=true)';
   }
