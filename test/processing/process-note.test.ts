@@ -245,7 +245,13 @@ for (const dialect of DIALECTS) {
       const job = await jobOf(h, created.id);
       expect(job).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS });
       expect(job.last_error).toMatch(/no transcript/);
-      expect((await eventsOf(h, t.accountId)).map((e) => e.type)).toEqual(['note.created']);
+      // (ext) note.failed, written with the job's failure, once.
+      const events = await eventsOf(h, t.accountId);
+      expect(events.map((e) => e.type)).toEqual(['note.created', 'note.failed']);
+      expect(events[1]!.data).toMatchObject({
+        id: created.id,
+        failure_reason: 'The note has no transcript to analyze.',
+      });
     });
 
     it('fails the job without retrying when its payload names no note', async () => {

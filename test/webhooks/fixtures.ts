@@ -95,6 +95,8 @@ export function sampleData(type: EventType, noteId = newId('note')): Record<stri
     case 'note.created':
     case 'note.processed':
       return { id: noteId, title: 'Weekly sync', summary: '', tags: [] };
+    case 'note.failed':
+      return { id: noteId, title: 'Weekly sync', summary: '', tags: [], failure_reason: 'No transcriber.' };
     case 'action_item.created':
       return { id: newId('actionItem'), note_id: noteId, text: 'Send the report', status: 'pending' };
     case 'recording.ready':

@@ -2,14 +2,23 @@ import type { Db, Mode } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
 
-/** The four event types of the spec, in the order a recording emits them. */
+/**
+ * The event types a webhook can subscribe to: the four of the spec, in the order a recording emits them, then
+ * (ext) `note.failed` (processing gave up: the note in list form plus `failure_reason`).
+ */
 export const EVENT_TYPES = [
   'recording.ready',
   'note.created',
   'action_item.created',
   'note.processed',
+  'note.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** (ext) Sent by `POST /v1/webhooks/:id/test` to one webhook only; not subscribable, never fanned out. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+/** Every type an outbox event (and so a delivery) can have. */
+export type AnyEventType = EventType | typeof TEST_EVENT_TYPE;
 
 /** The body every delivery POSTs: `{id, type, created_at, data}`. */
 export interface EventBody {

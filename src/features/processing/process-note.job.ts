@@ -13,6 +13,7 @@ import { renderTranscript, toNoteDetail } from '../notes/notes.view.ts';
 import { type PreparedNoteIndex, prepareNoteIndex, writeNoteIndex } from '../search/index-note.ts';
 import { getSearchEngine } from '../search/search-engine.ts';
 import { type AudioStorage, createAudioStorage } from '../storage/audio-storage.ts';
+import { failNote } from './fail-note.ts';
 import { processingRepo, type Space } from './processing.repo.ts';
 import { type Analyzer, builtinAnalyzer, createAnalyzer } from './providers/analyzer.ts';
 import { ProviderError } from './providers/provider-error.ts';
@@ -63,7 +64,7 @@ export const processNoteJob = defineJob({
   // Never leave a note in `processing` once its job has given up.
   onFinalFailure: async ({ note_id }, { db, job, cause, logger }) => {
     const reason = describeFailure(cause, job.maxAttempts);
-    const marked = await processingRepo.markFailed(
+    const marked = await failNote(
       db,
       { accountId: job.accountId, mode: job.mode },
       note_id,
@@ -278,7 +279,7 @@ async function transcribeNote({
   const recording = await processingRepo.findRecording(db, space, recordingId);
   if (!recording?.storage_key) return 'no-audio';
   const fail = async (reason: string) => {
-    await processingRepo.markFailed(db, space, noteId, reason, nowIso());
+    await failNote(db, space, noteId, reason, nowIso());
     logger.warn({ note_id: noteId, reason }, 'note processing failed');
     return 'failed' as const;
   };

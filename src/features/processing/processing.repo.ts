@@ -59,18 +59,21 @@ export const processingRepo = {
       .returning(NOTE_COLUMNS)
       .executeTakeFirst(),
 
-  /** Marks a note that is still processing as failed, with a reason its owner can read. */
-  async markFailed(db: Db, space: Space, noteId: string, reason: string, now: string): Promise<boolean> {
-    const result = await db
+  /**
+   * Marks a note that is still processing as failed, with a reason its owner can read; returns the note as
+   * updated, or undefined when it was not processing (gone, ready, failed already). Call it through failNote,
+   * which also writes `note.failed`.
+   */
+  markFailed: (db: Db, space: Space, noteId: string, reason: string, now: string) =>
+    db
       .updateTable('notes')
       .set({ status: 'failed', failure_reason: reason, updated_at: now })
       .where('id', '=', noteId)
       .where('account_id', '=', space.accountId)
       .where('mode', '=', space.mode)
       .where('status', '=', 'processing')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
-  },
+      .returning(NOTE_COLUMNS)
+      .executeTakeFirst(),
 
   /** The recording of a note made from audio (its storage key and format), in the note's space. */
   findRecording: (db: Db, space: Space, recordingId: string) =>

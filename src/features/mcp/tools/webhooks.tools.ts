@@ -8,9 +8,9 @@ export const listWebhooksTool = defineTool({
   title: 'List webhooks',
   description:
     "Lists the webhook subscriptions of the user's account: the HTTPS endpoint that receives events, the event " +
-    'types it subscribes to (note.created, note.processed, recording.ready, action_item.created) and whether it ' +
-    'is active. Secrets are never shown. Use it to answer "where do my meeting events go?"; webhooks are created ' +
-    'and changed through the REST API, not here.',
+    'types it subscribes to (note.created, note.processed, recording.ready, action_item.created, note.failed) and ' +
+    'whether it is active. Secrets are never shown. Use it to answer "where do my meeting events go?"; webhooks ' +
+    'are created and changed through the REST API, not here.',
   scope: 'webhooks:manage',
   input: z.strictObject({}),
   output: WebhookList,

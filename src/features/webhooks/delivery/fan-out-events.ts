@@ -16,9 +16,9 @@ const burstSize = new WeakMap<Db, number>();
 /** The note an event belongs to: events of one note are delivered to a webhook in the order written. */
 function orderKeyExpression(dialect: Dialect) {
   return dialect === 'postgres'
-    ? sql<string | null>`CASE WHEN e.type IN ('note.created', 'note.processed')
+    ? sql<string | null>`CASE WHEN e.type IN ('note.created', 'note.processed', 'note.failed')
         THEN e.payload::json -> 'data' ->> 'id' ELSE e.payload::json -> 'data' ->> 'note_id' END`
-    : sql<string | null>`CASE WHEN e.type IN ('note.created', 'note.processed')
+    : sql<string | null>`CASE WHEN e.type IN ('note.created', 'note.processed', 'note.failed')
         THEN json_extract(e.payload, '$.data.id') ELSE json_extract(e.payload, '$.data.note_id') END`;
 }
 
