@@ -59,9 +59,51 @@ export const HELDOUT_PLAN: Plan = {
   committee: { count: 3, turns: 8 },
 };
 
-export type ExcerptSet = 'dev' | 'dev2' | 'dev3' | 'dev4' | 'dev5' | 'heldout';
+export type ExcerptSet = 'dev' | 'dev2' | 'dev3' | 'dev4' | 'dev5' | 'heldout' | 'train' | 'test';
+/** The sets picked by corpus plan; `train` and `test` are picked as further windows of their meetings. */
+type PlannedSet = Exclude<ExcerptSet, 'train' | 'test'>;
+const DEV_SETS: PlannedSet[] = ['dev', 'dev2', 'dev3', 'dev4', 'dev5'];
 
-const PLANS: Record<ExcerptSet, { plan: Plan; seed: number; offset: number; excludes: ExcerptSet[] }> = {
+/**
+ * More material for the learned detector: further windows of the development meetings (`train`, 110 excerpts,
+ * one window per meeting, meetings spread evenly), and of the held-out meetings (`test`, 50 excerpts, 2–3 per
+ * meeting), each window overlapping no other labelled window of its meeting. `test` is the final check: its
+ * meetings were never tuned on by the rules nor trained on by the detector.
+ */
+const EXTRA: Record<'train' | 'test', { from: PlannedSet[]; count: number; seed: number }> = {
+  train: { from: DEV_SETS, count: 110, seed: 20261124_17 },
+  test: { from: ['heldout'], count: 50, seed: 20261124_18 },
+};
+const TURNS: Record<'ami' | 'icsi' | 'committee', number> = { ami: 30, icsi: 20, committee: 8 };
+
+function extraExcerpts(set: 'train' | 'test'): Excerpt[] {
+  const { from, count, seed } = EXTRA[set];
+  const next = mulberry32(seed);
+  const planned = (Object.keys(PLANS) as PlannedSet[]).flatMap((s) => selectExcerpts(s));
+  const meetings = [...new Set(from.flatMap((s) => selectExcerpts(s).map((e) => e.meeting)))].sort();
+  const taken = new Map<string, [number, number][]>();
+  for (const e of planned) taken.set(e.meeting, [...(taken.get(e.meeting) ?? []), [e.from, e.to]]);
+  const out: Excerpt[] = [];
+  for (let i = 0; i < count; i++) {
+    const meeting = meetings[Math.floor((i * meetings.length) / count) % meetings.length]!;
+    const length = loadMeeting(meeting).turns.length;
+    const turns = TURNS[corpusOf(meeting)];
+    const busy = taken.get(meeting) ?? [];
+    // A seeded random start whose window overlaps no labelled window of the meeting (a few tries, else none).
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const start = Math.floor(next() * Math.max(1, length - turns));
+      const end = Math.min(length, start + turns);
+      if (busy.some(([a, b]) => start < b && a < end)) continue;
+      busy.push([start, end]);
+      taken.set(meeting, busy);
+      out.push({ id: `${meeting}@${start}`, meeting, from: start, to: end });
+      break;
+    }
+  }
+  return out;
+}
+
+const PLANS: Record<PlannedSet, { plan: Plan; seed: number; offset: number; excludes: ExcerptSet[] }> = {
   dev: { plan: DEV_PLAN, seed: 20261123, offset: 0, excludes: [] },
   heldout: { plan: HELDOUT_PLAN, seed: 7, offset: 0.5, excludes: ['dev'] },
   dev2: { plan: DEV2_PLAN, seed: 20261124, offset: 0.25, excludes: ['dev', 'heldout'] },
@@ -71,10 +113,11 @@ const PLANS: Record<ExcerptSet, { plan: Plan; seed: number; offset: number; excl
 };
 
 export function selectExcerpts(set: ExcerptSet = 'dev'): Excerpt[] {
+  if (set === 'train' || set === 'test') return extraExcerpts(set);
   const { plan, seed, offset, excludes } = PLANS[set];
   const next = mulberry32(seed);
   // Each set takes its excerpts only from meetings the sets before it do not touch.
-  const taken = new Set(excludes.flatMap((other) => selectExcerpts(other).map((e) => e.meeting)));
+  const taken = new Set<string>(excludes.flatMap((other) => selectExcerpts(other).map((e) => e.meeting)));
   const out: Excerpt[] = [];
   for (const corpus of ['ami', 'icsi', 'committee'] as const) {
     const names = meetingNames().filter((n) => corpusOf(n) === corpus && !taken.has(n));
@@ -92,7 +135,7 @@ export function selectExcerpts(set: ExcerptSet = 'dev'): Excerpt[] {
 
 // `npx tsx bench/ingest/excerpts.ts dev|dev2|heldout [id]`: prints excerpts for labelling.
 if (process.argv[1]?.endsWith('excerpts.ts')) {
-  const sets: readonly string[] = ['dev', 'dev2', 'dev3', 'dev4', 'dev5', 'heldout'];
+  const sets: readonly string[] = ['dev', 'dev2', 'dev3', 'dev4', 'dev5', 'heldout', 'train', 'test'];
   const set = (sets.includes(process.argv[2] ?? '') ? process.argv[2] : 'dev') as ExcerptSet;
   const only = process.argv[3];
   for (const e of selectExcerpts(set)) {

@@ -17,25 +17,29 @@ import { loadMeeting, meetingNames, toSegments } from './qmsum.ts';
  * Flags: `--verbose` (every development-set item as ok / FP / FN), `--no-heldout`, `--no-summaries`, `--json`.
  */
 
-interface GoldItem {
+export interface GoldItem {
   text: string;
+  /** The transcript turn that says the item (train and test sets), for aligning items with sentences. */
+  turn?: number;
   assignee?: string;
   aliases?: string[];
   due?: string;
 }
-interface LabelFile {
+export interface LabelFile {
   created_at: string;
   excerpts: { id: string; items: GoldItem[] }[];
 }
 
-const LABEL_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'labels');
-const LABELS: Record<ExcerptSet, string> = {
+export const LABEL_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'labels');
+export const LABELS: Record<ExcerptSet, string> = {
   dev: path.join(LABEL_DIR, 'action-items.json'),
   dev2: path.join(LABEL_DIR, 'action-items.dev2.json'),
   dev3: path.join(LABEL_DIR, 'action-items.dev3.json'),
   dev4: path.join(LABEL_DIR, 'action-items.dev4.json'),
   dev5: path.join(LABEL_DIR, 'action-items.dev5.json'),
   heldout: path.join(LABEL_DIR, 'action-items.heldout.json'),
+  train: path.join(LABEL_DIR, 'action-items.train.json'),
+  test: path.join(LABEL_DIR, 'action-items.test.json'),
 };
 
 /** Porter-stemmed content words: what two phrasings of one task share ("keeping" and "keep" alike). */
@@ -211,6 +215,8 @@ if (process.argv[1]?.endsWith('quality.ts')) {
     dev4: 'fourth development',
     dev5: 'fifth development',
     heldout: 'held-out',
+    train: 'detector training',
+    test: 'final test',
   };
   type Figures = Omit<ReturnType<typeof evaluateActionItems>, 'lines'>;
   const report = (name: string, f: Figures) =>
