@@ -103,6 +103,10 @@ export const ConfigSchema = z.object({
   RERANKER_SCORES: z.enum(['probability', 'logit']).default('probability'),
   RERANKER_CANDIDATES: z.coerce.number().int().min(1).max(100).default(20),
   RERANKER_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  // Retention (src/features/retention): how long copies kept for replay and audit live.
+  RETENTION_EVENTS_DAYS: z.coerce.number().min(1).default(30),
+  RETENTION_DELIVERIES_DAYS: z.coerce.number().min(1).default(30),
+  RETENTION_IDEMPOTENCY_HOURS: z.coerce.number().min(1).default(24),
 });
 
 export type Config = {
@@ -154,6 +158,8 @@ export type Config = {
     /** Re-scores the fused ranking's best notes with a cross-encoder; none by default. */
     reranker?: RerankerSettings;
   };
+  /** How long outbox events, finished deliveries (with their attempt log) and idempotency keys are kept. */
+  retention: { eventsMs: number; deliveriesMs: number; idempotencyMs: number };
 };
 
 /** Any OpenAI-compatible HTTP API (OpenAI, Groq, Ollama, vLLM, whisper servers). */
@@ -270,6 +276,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             },
           }
         : {}),
+    },
+    retention: {
+      eventsMs: e.RETENTION_EVENTS_DAYS * 86_400_000,
+      deliveriesMs: e.RETENTION_DELIVERIES_DAYS * 86_400_000,
+      idempotencyMs: e.RETENTION_IDEMPOTENCY_HOURS * 3_600_000,
     },
   };
 }

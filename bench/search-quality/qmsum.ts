@@ -71,14 +71,14 @@ export async function ingest(deps: Deps, actor: Actor, meetings: Meeting[]): Pro
   const meetingOf = new Map<string, Meeting>();
   const noteOf = new Map<string, string>();
   const turnStarts = new Map<string, number[]>();
+  // Whole meetings, whatever MAX_TRANSCRIPT_BYTES says.
+  const bigTranscripts: Deps = { ...deps, config: { ...deps.config, maxTranscriptBytes: 50_000_000 } };
   for (const [i, meeting] of meetings.entries()) {
     const segments = segmentsOf(meeting).filter((s) => s.text.trim());
-    const note = await createNote(
-      deps.db,
-      actor,
-      { segments, created_at: new Date(Date.UTC(2026, 0, 1) + i * 3_600_000).toISOString() },
-      { maxTranscriptBytes: 50_000_000, jobMaxAttempts: 3 },
-    );
+    const note = await createNote(bigTranscripts, actor, {
+      segments,
+      created_at: new Date(Date.UTC(2026, 0, 1) + i * 3_600_000).toISOString(),
+    });
     meetingOf.set(note.id, meeting);
     noteOf.set(meeting.name, note.id);
     turnStarts.set(

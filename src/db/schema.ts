@@ -148,6 +148,8 @@ export interface EventsTable {
   created_at: Iso;
   /** Insertion order, so events of one note are delivered in the order they were written. */
   seq: Generated<number>;
+  /** The note the event is about (migration 7): deleting the note redacts the event's payload. */
+  note_id: string | null;
 }
 
 export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
@@ -179,6 +181,8 @@ export interface IdempotencyKeysTable {
   response_status: number | null;
   response_body: string | null;
   created_at: Iso;
+  /** The object the stored response describes (migration 7): deleting it redacts the response. */
+  resource_id: string | null;
 }
 
 export interface RateLimitsTable {

@@ -2,15 +2,19 @@ import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Db } from '../db/schema.ts';
+import {
+  completeKey,
+  type KeySpace,
+  responseSaver,
+  type SaveIdempotentResponse,
+} from '../features/idempotency/idempotency.repo.ts';
 import { AppError } from '../lib/errors.ts';
 import { nowIso, toIso } from '../lib/time.ts';
-import type { AppEnv } from './context.ts';
+import type { AppEnv, Deps } from './context.ts';
 import { JSON_CONTENT_TYPE } from './middleware.ts';
 
 /** A first request that never finished (its process died) stops blocking its key after this long. */
 const ABANDONED_MS = 5 * 60_000;
-/** Stored responses are kept this long, then the key may be used afresh. */
-const RETENTION_MS = 24 * 3600_000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 /** What identifies "the same request": method, path and the parsed JSON body (or what `bodyOf` returns). */
@@ -32,11 +36,23 @@ export interface IdempotencyOptions {
 }
 
 /**
+ * The saver the route passes to its service, bound to the status the route answers with: the service stores
+ * the answer in the transaction of the change (crash-safe). Undefined when the request has no key.
+ */
+export function idempotentResponse(c: Context<AppEnv>, status: number): SaveIdempotentResponse | undefined {
+  return c.get('idempotency')?.(status);
+}
+
+/**
  * Honors `Idempotency-Key` (Stripe semantics): a replay returns the first response; the same key with a
  * different request is 422; a replay while the first is still running is 409. Only successful responses are
- * stored, so a request that failed validation can be corrected and retried with the same key.
+ * stored, so a request that failed validation can be corrected and retried with the same key. A route whose
+ * service takes the saver (`idempotentResponse`) has the answer stored in the change's own transaction; for
+ * any other the answer is stored after the handler. A stored answer whose object was deleted since replays as
+ * 404. Keys are kept for RETENTION_IDEMPOTENCY_HOURS (the retention sweep removes older ones).
  */
-export function idempotent(db: Db, options: IdempotencyOptions = {}): MiddlewareHandler<AppEnv> {
+export function idempotent(deps: Deps, options: IdempotencyOptions = {}): MiddlewareHandler<AppEnv> {
+  const { db } = deps;
   return async (c, next) => {
     const key = c.req.header('idempotency-key');
     if (key === undefined) return next();
@@ -46,9 +62,9 @@ export function idempotent(db: Db, options: IdempotencyOptions = {}): Middleware
       });
     }
     const actor = c.get('actor');
-    const space = { account_id: actor.accountId, mode: actor.mode, key };
+    const space: KeySpace = { account_id: actor.accountId, mode: actor.mode, key };
     const hash = await fingerprint(c, options.bodyOf);
-    const claimed = await claim(db, space, hash);
+    const claimed = await claim(db, space, hash, deps.config.retention.idempotencyMs);
     if (!claimed) {
       const row = await db
         .selectFrom('idempotency_keys')
@@ -70,24 +86,31 @@ export function idempotent(db: Db, options: IdempotencyOptions = {}): Middleware
         );
       }
       c.header('Idempotent-Replayed', 'true');
-      return c.body(row.response_body ?? '', row.response_status as ContentfulStatusCode, {
+      if (row.response_body === null) {
+        throw new AppError(
+          'resource_not_found',
+          'The object this request created has since been deleted; its stored response is gone with it.',
+        );
+      }
+      return c.body(row.response_body, row.response_status as ContentfulStatusCode, {
         'Content-Type': JSON_CONTENT_TYPE,
       });
     }
     let stored = false;
+    c.set('idempotency', (status) =>
+      responseSaver(space, hash, status, () => {
+        stored = true;
+      }),
+    );
     try {
       await next();
-      if (c.res.status >= 200 && c.res.status < 300 && !c.error) {
-        const text = await c.res.clone().text();
-        await db
-          .updateTable('idempotency_keys')
-          .set({ response_status: c.res.status, response_body: text })
-          .where('account_id', '=', space.account_id)
-          .where('mode', '=', space.mode)
-          .where('key', '=', key)
-          .execute();
+      const ok = c.res.status >= 200 && c.res.status < 300 && !c.error;
+      if (ok && !stored) {
+        await completeKey(db, space, hash, { status: c.res.status, body: await c.res.clone().text() });
         stored = true;
       }
+      // Saved in a transaction that then rolled back: the key is still in progress, and freed below.
+      if (!ok) stored = false;
     } finally {
       if (!stored) {
         await db
@@ -103,11 +126,7 @@ export function idempotent(db: Db, options: IdempotencyOptions = {}): Middleware
 }
 
 /** Takes the key for this request: a new key, an expired one, or one abandoned by a crashed request. */
-async function claim(
-  db: Db,
-  space: { account_id: string; mode: 'live' | 'test'; key: string },
-  hash: string,
-) {
+async function claim(db: Db, space: KeySpace, hash: string, retentionMs: number) {
   const now = Date.now();
   const inserted = await db
     .insertInto('idempotency_keys')
@@ -116,6 +135,7 @@ async function claim(
       request_hash: hash,
       response_status: null,
       response_body: null,
+      resource_id: null,
       created_at: nowIso(),
     })
     .onConflict((oc) => oc.columns(['account_id', 'mode', 'key']).doNothing())
@@ -123,13 +143,19 @@ async function claim(
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return true;
   const retaken = await db
     .updateTable('idempotency_keys')
-    .set({ request_hash: hash, response_status: null, response_body: null, created_at: nowIso() })
+    .set({
+      request_hash: hash,
+      response_status: null,
+      response_body: null,
+      resource_id: null,
+      created_at: nowIso(),
+    })
     .where('account_id', '=', space.account_id)
     .where('mode', '=', space.mode)
     .where('key', '=', space.key)
     .where((eb) =>
       eb.or([
-        eb('created_at', '<', toIso(now - RETENTION_MS)),
+        eb('created_at', '<', toIso(now - retentionMs)),
         eb.and([eb('response_status', 'is', null), eb('created_at', '<', toIso(now - ABANDONED_MS))]),
       ]),
     )

@@ -46,12 +46,7 @@ async function seedNotes(deps: Deps): Promise<{ actor: Actor; ids: Record<string
   const actor: Actor = { accountId: account.id, mode: 'live', scopes: new Set(SCOPES), keyId: 'key_test' };
   const ids: Record<string, string> = {};
   for (const [name, meeting] of Object.entries(MEETINGS)) {
-    const note = await createNote(
-      deps.db,
-      actor,
-      { ...meeting },
-      { maxTranscriptBytes: 1e6, jobMaxAttempts: 3 },
-    );
+    const note = await createNote(deps, actor, { ...meeting });
     ids[name] = note.id;
   }
   await runDueJobs(deps);

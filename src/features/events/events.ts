@@ -48,7 +48,15 @@ export async function recordEvent(
       type,
       payload: JSON.stringify(body),
       created_at: body.created_at,
+      note_id: noteIdOf(type, data),
     })
     .execute();
   return body;
+}
+
+/** The note an event is about: `note.*` events carry the note itself, the others name it in `note_id`. */
+export function noteIdOf(type: EventType, data: unknown): string | null {
+  const fields = (data ?? {}) as { id?: unknown; note_id?: unknown };
+  const id = type.startsWith('note.') ? fields.id : fields.note_id;
+  return typeof id === 'string' && id !== '' ? id : null;
 }

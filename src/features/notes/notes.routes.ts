@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Deps } from '../../http/context.ts';
-import { idempotent } from '../../http/idempotency.ts';
+import { idempotent, idempotentResponse } from '../../http/idempotency.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import {
   bodyErrors,
@@ -64,7 +64,7 @@ export function notesRoutes(deps: Deps) {
           'Accepts `Label: text` lines, WebVTT, SRT or timed segments. The note is stored at once with status ' +
           '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
           'Honors `Idempotency-Key`.',
-        middleware: [jsonBody(() => transcriptBodyLimit, deps), idempotent(deps.db)] as const,
+        middleware: [jsonBody(() => transcriptBodyLimit, deps), idempotent(deps)] as const,
         request: {
           headers: IdempotencyHeaders,
           body: { required: true, content: { 'application/json': { schema: CreateNoteBody } } },
@@ -78,12 +78,9 @@ export function notesRoutes(deps: Deps) {
       }),
     ),
     async (c) => {
-      const note = await createNote(deps.db, c.get('actor'), c.req.valid('json'), {
-        maxTranscriptBytes: deps.config.maxTranscriptBytes,
-        jobMaxAttempts: deps.config.worker.maxAttempts,
+      const note = await createNote(deps, c.get('actor'), c.req.valid('json'), {
+        idempotency: idempotentResponse(c, 202),
       });
-      // The job is committed: let an in-process worker start on it now rather than at its next poll.
-      deps.wakeWorker();
       return c.json(note, 202);
     },
   );

@@ -5,6 +5,7 @@ import { isId, newId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent } from '../events/events.ts';
+import type { SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
 import type { TranscriptSegment } from '../processing/parse-transcript.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
 import { insertTranscript, segmentsOfInput } from '../processing/store-transcript.ts';
@@ -102,15 +103,16 @@ export async function deleteNote(deps: Deps, actor: Actor, id: string) {
 
 /**
  * Creates a note from a transcript or segments: stored at once with status `processing`, `note.created`
- * written to the outbox and a processing job queued, all in one transaction.
+ * written to the outbox, a processing job queued and (with an Idempotency-Key) the answer stored, all in one
+ * transaction; then the in-process worker is woken to start on it now rather than at its next poll.
  */
 export async function createNote(
-  db: Db,
+  deps: Deps,
   actor: Actor,
   input: CreateNoteInput,
-  limits: { maxTranscriptBytes: number; jobMaxAttempts: number },
+  options: { idempotency?: SaveIdempotentResponse | undefined } = {},
 ) {
-  const segments = segmentsOfInput(input, limits.maxTranscriptBytes);
+  const segments = segmentsOfInput(input, deps.config.maxTranscriptBytes);
   const names = new Map((input.speakers ?? []).map((s) => [s.label, s.name]));
   const now = nowIso();
   const tags = input.tags ?? [];
@@ -132,14 +134,18 @@ export async function createNote(
     updated_at: now,
   };
   const s = space(actor);
-  await db.transaction().execute(async (trx) => {
+  const detail = await deps.db.transaction().execute(async (trx) => {
     await notesRepo.insert(trx, note);
     await insertTranscript(trx, s, note.id, segments, names);
     await notesRepo.replaceTags(trx, s, note.id, tags);
     await recordEvent(trx, s, 'note.created', toNoteListItem({ ...note, highlight_count: 0 }));
-    await enqueueProcessing(trx, s, note.id, limits.jobMaxAttempts);
+    await enqueueProcessing(trx, s, note.id, deps.config.worker.maxAttempts);
+    const created = await getNote(trx, actor, note.id);
+    await options.idempotency?.(trx, note.id, created);
+    return created;
   });
-  return getNote(db, actor, note.id);
+  deps.wakeWorker();
+  return detail;
 }
 
 /** A readable title until analysis writes the real one: the first words of the transcript. */

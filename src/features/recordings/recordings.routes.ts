@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, Deps } from '../../http/context.ts';
-import { idempotent } from '../../http/idempotency.ts';
+import { idempotent, idempotentResponse } from '../../http/idempotency.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import {
   commonErrors,
@@ -111,7 +111,7 @@ export function recordingsRoutes(deps: Deps) {
         '`note.processed` when processing completes. Audio is transcribed by the configured provider first; ' +
         'without one the note ends `failed` with the reason. Honors `Idempotency-Key` (for uploads the file ' +
         'is compared by its SHA-256).',
-      middleware: [ingestBody(deps, transcriptBodyLimit), idempotent(deps.db, { bodyOf: fingerprintBody })],
+      middleware: [ingestBody(deps, transcriptBodyLimit), idempotent(deps, { bodyOf: fingerprintBody })],
       request: {
         headers: IdempotencyHeaders,
         body: {
@@ -146,17 +146,29 @@ export function recordingsRoutes(deps: Deps) {
           param: 'file',
         });
       }
-      accepted = await createRecordingFromAudio(deps.db, storage, actor, upload.file, fields, {
-        jobMaxAttempts: deps.config.worker.maxAttempts,
-      });
+      accepted = await createRecordingFromAudio(
+        deps.db,
+        storage,
+        actor,
+        upload.file,
+        fields,
+        { jobMaxAttempts: deps.config.worker.maxAttempts },
+        { idempotency: idempotentResponse(c, 202) },
+      );
     } else {
       const body: unknown = await c.req.json();
       const parsed = CreateNoteBody.safeParse(body);
       if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: body });
-      accepted = await createRecordingFromTranscript(deps.db, actor, parsed.data, {
-        maxTranscriptBytes: deps.config.maxTranscriptBytes,
-        jobMaxAttempts: deps.config.worker.maxAttempts,
-      });
+      accepted = await createRecordingFromTranscript(
+        deps.db,
+        actor,
+        parsed.data,
+        {
+          maxTranscriptBytes: deps.config.maxTranscriptBytes,
+          jobMaxAttempts: deps.config.worker.maxAttempts,
+        },
+        { idempotency: idempotentResponse(c, 202) },
+      );
     }
     // The job is committed: let an in-process worker start on it now rather than at its next poll.
     deps.wakeWorker();

@@ -7,6 +7,7 @@ import { isId, newId } from '../../lib/ids.ts';
 import { nowIso, parseDateTime } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent } from '../events/events.ts';
+import type { SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
 import { notesRepo, type Space } from '../notes/notes.repo.ts';
 import { type CreateNoteInput, Tags, Title } from '../notes/notes.schema.ts';
 import { renderTranscript, toNoteListItem } from '../notes/notes.view.ts';
@@ -109,7 +110,7 @@ export async function createRecordingFromTranscript(
   actor: Actor,
   input: CreateNoteInput,
   limits: IngestLimits,
-  source: { sha256?: string } = {},
+  source: { sha256?: string; idempotency?: SaveIdempotentResponse | undefined } = {},
 ): Promise<RecordingAccepted> {
   const segments = segmentsOfInput(input, limits.maxTranscriptBytes);
   const bytes = transcriptBytes(input);
@@ -130,16 +131,19 @@ export async function createRecordingFromTranscript(
     transcript: renderTranscript(segments),
     durationSeconds: recording.duration_seconds ?? 0,
   });
-  await db.transaction().execute((trx) =>
-    insertIngest(trx, actor, {
+  const accepted: RecordingAccepted = { recording_id: recording.id, note_id: note.id, status: 'processing' };
+  await db.transaction().execute(async (trx) => {
+    await insertIngest(trx, actor, {
       note,
       recording,
       segments,
       speakerNames: new Map((input.speakers ?? []).map((s) => [s.label, s.name])),
       jobMaxAttempts: limits.jobMaxAttempts,
-    }),
-  );
-  return { recording_id: recording.id, note_id: note.id, status: 'processing' };
+    });
+    // Keyed by the note: deleting it deletes the recording too, and redacts this answer.
+    await source.idempotency?.(trx, note.id, accepted);
+  });
+  return accepted;
 }
 
 /**
@@ -155,6 +159,7 @@ export async function createRecordingFromAudio(
   file: UploadedFile,
   fields: AudioFields,
   limits: Pick<IngestLimits, 'jobMaxAttempts'>,
+  options: { idempotency?: SaveIdempotentResponse | undefined } = {},
 ): Promise<RecordingAccepted> {
   const audio = await probeAudio(file.path);
   const id = newId('recording');
@@ -176,22 +181,24 @@ export async function createRecordingFromAudio(
     transcript: '',
     durationSeconds: audio.durationSeconds ?? 0,
   });
+  const accepted: RecordingAccepted = { recording_id: recording.id, note_id: note.id, status: 'processing' };
   await storage.put(key, file.path);
   try {
-    await db.transaction().execute((trx) =>
-      insertIngest(trx, actor, {
+    await db.transaction().execute(async (trx) => {
+      await insertIngest(trx, actor, {
         note,
         recording,
         segments: [],
         speakerNames: new Map(),
         jobMaxAttempts: limits.jobMaxAttempts,
-      }),
-    );
+      });
+      await options.idempotency?.(trx, note.id, accepted);
+    });
   } catch (err) {
     await storage.delete(key).catch(() => {});
     throw err;
   }
-  return { recording_id: recording.id, note_id: note.id, status: 'processing' };
+  return accepted;
 }
 
 /** Lists the caller's recordings, newest first, with the total number of matches. */
