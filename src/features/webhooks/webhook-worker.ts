@@ -349,6 +349,7 @@ async function attemptDelivery(
       status_code: result.statusCode,
       duration_ms: result.durationMs,
       host: safeHost(target.url),
+      ...(result.outcome === 'failed' && result.detail ? { refused: result.detail } : {}),
     });
     if (result.outcome === 'delivered') {
       return {
