@@ -64,7 +64,9 @@ export const ConfigSchema = z.object({
     .default([]),
   WEBHOOKS_POLL_MS: z.coerce.number().int().min(10).default(200),
   WEBHOOKS_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
-  WEBHOOKS_LEASE_SECONDS: z.coerce.number().int().min(1).default(60),
+  WEBHOOKS_CONCURRENCY_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(8),
+  WEBHOOKS_LEASE_SECONDS: z.coerce.number().int().min(1).default(15),
+  WEBHOOKS_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(20),
   WORKER: booleanFlag.default(true),
   WORKER_POLL_MS: z.coerce.number().int().min(10).default(500),
   JOB_LEASE_SECONDS: z.coerce.number().int().min(1).default(300),
@@ -119,7 +121,12 @@ export type Config = {
   rateLimitPerMinute: number;
   maxBodyBytes: number;
   maxTranscriptBytes: number;
-  webhooks: { allowPrivateTargets: boolean; retryScheduleSeconds: number[] };
+  webhooks: {
+    allowPrivateTargets: boolean;
+    retryScheduleSeconds: number[];
+    /** Webhooks one account may have in each mode (live, test); creating one more is a 409. */
+    maxPerAccount: number;
+  };
   /** How the webhook worker delivers (src/features/webhooks). */
   webhookDelivery: {
     /** Per attempt, from DNS lookup to the last byte of the response. */
@@ -129,7 +136,15 @@ export type Config = {
     pollMs: number;
     /** Attempts in flight at once per worker process. */
     concurrency: number;
-    /** A claimed delivery is taken for abandoned after this (never less than the timeout + 1 s). */
+    /**
+     * Attempts in flight at once per worker process for one account and mode (never more than `concurrency`):
+     * one account's slow or dead receivers cannot take every slot.
+     */
+    concurrencyPerAccount: number;
+    /**
+     * A claimed delivery is taken for abandoned after this unless its worker renews the lease (every third of
+     * it, while the attempt runs): how soon a killed worker's deliveries are sent by another.
+     */
     leaseSeconds: number;
   };
   worker: {
@@ -212,12 +227,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooks: {
       allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
       retryScheduleSeconds: e.WEBHOOKS_RETRY_SCHEDULE,
+      maxPerAccount: e.WEBHOOKS_MAX_PER_ACCOUNT,
     },
     webhookDelivery: {
       timeoutMs: e.WEBHOOKS_TIMEOUT_MS,
       allowHosts: e.WEBHOOKS_ALLOW_HOSTS,
       pollMs: e.WEBHOOKS_POLL_MS,
       concurrency: e.WEBHOOKS_CONCURRENCY,
+      concurrencyPerAccount: Math.min(e.WEBHOOKS_CONCURRENCY_PER_ACCOUNT, e.WEBHOOKS_CONCURRENCY),
       leaseSeconds: e.WEBHOOKS_LEASE_SECONDS,
     },
     worker: {

@@ -6,6 +6,7 @@ import { recordings } from './migrations/0004-recordings.ts';
 import { ginFastupdateOff } from './migrations/0005-gin-fastupdate-off.ts';
 import { noteTagsCreatedAt } from './migrations/0006-note-tags-created-at.ts';
 import { deletionAndRetention } from './migrations/0007-deletion-and-retention.ts';
+import { webhooksFairness } from './migrations/0008-webhooks-fairness.ts';
 import type { Db, Dialect } from './schema.ts';
 
 /** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
@@ -30,6 +31,7 @@ export const MIGRATIONS: Migration[] = [
   ginFastupdateOff,
   noteTagsCreatedAt,
   deletionAndRetention,
+  webhooksFairness,
 ];
 
 const LOCK_ID = 7_355_608;

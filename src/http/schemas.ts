@@ -89,6 +89,13 @@ export const commonErrors = {
   500: errorResponse('Internal error.'),
 } as const;
 
+/** POST /v1/webhooks over WEBHOOKS_MAX_PER_ACCOUNT. */
+export const webhookLimitError = {
+  409: errorResponse(
+    'The account already has as many webhooks in this mode as allowed (`webhook_limit_reached`).',
+  ),
+} as const;
+
 export const notFoundError = { 404: errorResponse('No such object in this account and mode.') } as const;
 export const bodyErrors = {
   413: errorResponse('The body is larger than allowed.'),

@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   /** A request with the same Idempotency-Key is still running. */
   idempotency_key_in_use: { status: 409, type: 'conflict_error' },
+  /** The account already has as many webhooks (in this mode) as WEBHOOKS_MAX_PER_ACCOUNT allows. */
+  webhook_limit_reached: { status: 409, type: 'conflict_error' },
   /** The body (or one field of it) is larger than allowed. */
   payload_too_large: { status: 413, type: 'invalid_request_error' },
   /** The Content-Type is not one the endpoint accepts. */

@@ -49,6 +49,24 @@ describe('isPrivateAddress', () => {
     ['2002:7f00:1::', 'loopback'],
     ['::127.0.0.1', 'IPv4-compatible'],
     ['[::1]', 'loopback'],
+    // Every form that carries an IPv4 address (issue 11): judged by it, or refused outright.
+    ['::ffff:0:127.0.0.1', 'loopback (IPv4 embedded in IPv6)'],
+    ['::ffff:0:10.1.2.3', 'private (IPv4 embedded in IPv6)'],
+    ['::ffff:0:a9fe:a9fe', 'link-local'],
+    ['64:ff9b::10.0.0.1', 'private (IPv4 embedded in IPv6)'],
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['2002:a00:1::1', 'private (IPv4 embedded in IPv6)'],
+    ['2002:a9fe:a9fe::', 'link-local'],
+    ['::8.8.8.8', 'IPv4-compatible'],
+    ['::a00:1', 'IPv4-compatible'],
+    ['64:ff9b:1::808:808', 'local-use NAT64'],
+    ['64:ff9b:1:a00:1::', 'local-use NAT64'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+    ['2001::1', 'Teredo'],
+    // Outside 2000::/3, nothing is global unicast.
+    ['::1:0:7f00:1', 'reserved'],
+    ['100::1', 'discard-only'],
+    ['4000::1', 'reserved'],
   ])('%s is refused (%s)', (address, why) => {
     expect(isPrivateAddress(address)).toBe(true);
     expect(privateAddressReason(address)).toContain(why);
@@ -66,6 +84,8 @@ describe('isPrivateAddress', () => {
     '::ffff:8.8.8.8',
     '64:ff9b::808:808',
     '2002:808:808::1',
+    '::ffff:0:8.8.8.8',
+    '64:ff9b::8.8.8.8',
   ])('%s is public', (address) => {
     expect(privateAddressReason(address)).toBeNull();
   });
@@ -131,9 +151,12 @@ describe('resolveTarget (delivery)', () => {
     await expect(resolveTarget(new URL('https://localhost:8443/hook'), strict)).rejects.toThrow(
       TargetRefusedError,
     );
-    await expect(resolveTarget(new URL('https://localhost:8443/hook'), strict)).rejects.toThrow(
-      /localhost resolves to (127\.0\.0\.1|::1), a loopback address/,
-    );
+    // The message a key holder reads says why, not what the name resolved to (issue 11); the operator's
+    // detail does.
+    const refusal = await resolveTarget(new URL('https://localhost:8443/hook'), strict).catch((e) => e);
+    expect(refusal.message).toMatch(/^Refused: private address\./);
+    expect(refusal.message).not.toMatch(/127\.0\.0\.1|::1|a loopback address/);
+    expect(refusal.detail).toMatch(/localhost resolves to (127\.0\.0\.1|::1) \(loopback\)/);
   });
 
   it('refuses when any of the resolved addresses is private, whichever comes first', async () => {
@@ -141,12 +164,16 @@ describe('resolveTarget (delivery)', () => {
       { address: '93.184.215.14', family: 4 },
       { address: '10.0.0.7', family: 4 },
     ];
-    await expect(resolveTarget(new URL('https://mixed.example/x'), strict, lookup)).rejects.toThrow(
-      /10\.0\.0\.7/,
-    );
+    await expect(resolveTarget(new URL('https://mixed.example/x'), strict, lookup)).rejects.toMatchObject({
+      detail: expect.stringMatching(/10\.0\.0\.7/),
+    });
     const mapped = async () => [{ address: '::ffff:127.0.0.1', family: 6 }];
-    await expect(resolveTarget(new URL('https://mapped.example/x'), strict, mapped)).rejects.toThrow(
-      /loopback/,
+    await expect(resolveTarget(new URL('https://mapped.example/x'), strict, mapped)).rejects.toMatchObject({
+      detail: expect.stringMatching(/loopback/),
+    });
+    const translated = async () => [{ address: '::ffff:0:10.1.2.3', family: 6 }];
+    await expect(resolveTarget(new URL('https://siit.example/x'), strict, translated)).rejects.toThrow(
+      TargetRefusedError,
     );
   });
 

@@ -47,7 +47,8 @@ const PRIVATE_URLS = [
 /** Host names: accepted at creation, judged at delivery by what they resolve to (API.md, Precise rules). */
 const LOCAL_NAMES = ['https://localhost/hook', 'https://LOCALHOST./h', 'https://metadata.localhost/hook'];
 
-const LOOPBACK_REFUSED = /Refused to connect: localhost resolves to (127\.0\.0\.1|::1), a loopback address/;
+/** The attempt log says the target was refused, never what the host name resolved to (issue 11). */
+const LOOPBACK_REFUSED = /^Refused: private address\.(?!.*(127\.0\.0\.1|::1))/;
 
 /** A logger that keeps every line, at the most verbose level. */
 function captureLogs() {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db, Mode } from '../../db/schema.ts';
+import type { Db, Dialect, Mode } from '../../db/schema.ts';
 import type {
   DeliveriesTable,
   DeliveryAttemptsTable,
@@ -16,7 +16,7 @@ export interface Space {
 /** Reads and writes of the webhooks API: every query is scoped to one account and mode. */
 export const webhooksRepo = {
   /** Inserts the webhook; it receives only events written after this statement (newest event seq now). */
-  async insert(db: Db, row: Omit<WebhooksTable, 'after_event_seq'>) {
+  async insert(db: Db, row: Omit<WebhooksTable, 'after_event_seq' | 'url_changed_seq'>) {
     await webhooksDb(db)
       .insertInto('webhooks')
       .values((eb) => ({
@@ -27,6 +27,56 @@ export const webhooksRepo = {
       }))
       .execute();
   },
+
+  /**
+   * Serialises webhook creation within an account (PostgreSQL: a row lock on the account; SQLite has one writer),
+   * so that two concurrent creations cannot both pass the cap.
+   */
+  async lockAccount(db: Db, dialect: Dialect, accountId: string) {
+    if (dialect !== 'postgres') return;
+    await sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`.execute(db);
+  },
+
+  /** Webhooks of the space, up to `limit` (enough to tell whether the cap is reached). */
+  async count(db: Db, space: Space, limit: number): Promise<number> {
+    const rows = await webhooksDb(db)
+      .selectFrom('webhooks')
+      .select('id')
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .limit(limit)
+      .execute();
+    return rows.length;
+  },
+
+  /** Records that the URL changes now: events written so far were meant for the previous URL. */
+  markUrlChanged: (db: Db, id: string) =>
+    webhooksDb(db)
+      .updateTable('webhooks')
+      .set((eb) => ({
+        url_changed_seq: eb
+          .selectFrom('events')
+          .select((e) => e.fn.coalesce(e.fn.max<number | null>('seq'), sql<number>`0`).as('seq')),
+      }))
+      .where('id', '=', id)
+      .execute(),
+
+  /**
+   * Cancels the deliveries still waiting whose event type is one of `types` (not those in flight). Used when the
+   * URL changes on behalf of a key that may not read those events.
+   */
+  cancelWaitingOfTypes: (db: Db, webhookId: string, types: string[], now: string) =>
+    types.length === 0
+      ? Promise.resolve()
+      : webhooksDb(db)
+          .updateTable('deliveries')
+          .set({ status: 'cancelled', next_attempt_at: null, completed_at: now, updated_at: now })
+          .where('webhook_id', '=', webhookId)
+          .where('status', '=', 'pending')
+          .where('event_type', 'in', types)
+          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+          .execute()
+          .then(() => undefined),
 
   list: (db: Db, space: Space) =>
     webhooksDb(db)

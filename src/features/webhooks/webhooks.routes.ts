@@ -1,7 +1,13 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Deps } from '../../http/context.ts';
 import { jsonBody } from '../../http/middleware.ts';
-import { bodyErrors, commonErrors, notFoundError, scopedRoute } from '../../http/schemas.ts';
+import {
+  bodyErrors,
+  commonErrors,
+  notFoundError,
+  scopedRoute,
+  webhookLimitError,
+} from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { createOutboundPolicy } from './outbound/guarded-request.ts';
 import {
@@ -51,17 +57,27 @@ export function webhooksRoutes(deps: Deps) {
         description:
           'Subscribes an HTTPS URL to event types of the caller’s account and mode (a test key’s webhook receives ' +
           'test-mode events only). It receives events written after its creation. The optional `secret` signs ' +
-          'every delivery (`X-Svc-Signature`, Standard Webhooks `webhook-signature`) and is never returned.',
+          'every delivery (`X-Svc-Signature`, Standard Webhooks `webhook-signature`) and is never returned. ' +
+          'An account has at most `WEBHOOKS_MAX_PER_ACCOUNT` (default 20) webhooks per mode: 409 ' +
+          '`webhook_limit_reached` beyond.',
         middleware: [body] as const,
         request: { body: { required: true, content: { 'application/json': { schema: CreateWebhookBody } } } },
         responses: {
           201: json(Webhook, 'The webhook (without its secret).'),
           ...commonErrors,
           ...bodyErrors,
+          ...webhookLimitError,
         },
       }),
     ),
-    async (c) => c.json(await createWebhook(deps.db, c.get('actor'), c.req.valid('json'), policy), 201),
+    async (c) =>
+      c.json(
+        await createWebhook(deps.db, c.get('actor'), c.req.valid('json'), policy, {
+          dialect: deps.dialect,
+          maxPerAccount: deps.config.webhooks.maxPerAccount,
+        }),
+        201,
+      ),
   );
 
   app.openapi(
@@ -71,7 +87,9 @@ export function webhooksRoutes(deps: Deps) {
         path: '/',
         tags: ['Webhooks'],
         summary: 'List webhooks',
-        description: `Every webhook of the caller’s account and mode, oldest first; not paged.`,
+        description:
+          'Every webhook of the caller’s account and mode, oldest first; not paged (at most ' +
+          '`WEBHOOKS_MAX_PER_ACCOUNT` entries, default 20).',
         responses: { 200: json(WebhookList, 'The webhooks.'), ...commonErrors },
       }),
     ),
@@ -173,7 +191,8 @@ export function webhooksRoutes(deps: Deps) {
         description:
           'Sends the delivery’s event again as a new delivery with its own retries; the event id ' +
           '(`X-Svc-Delivery`, `webhook-id`) stays the same, so receivers can de-duplicate. The webhook must be ' +
-          `active (400 otherwise).`,
+          'active (400 otherwise). An event written before the webhook’s URL last changed needs the scope that ' +
+          'reads it as well (`notes:read` for note events, `actions:read`, `recordings:read`; 403 otherwise).',
         request: { params: DeliveryParams },
         responses: {
           202: json(Delivery, 'The new delivery, queued.', EXAMPLE_REDELIVERY),

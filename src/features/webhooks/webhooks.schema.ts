@@ -70,10 +70,21 @@ export const EXAMPLE_REDELIVERY = {
 export const MAX_URL_LENGTH = 2048;
 
 /** The URL; what it may point to is decided by the server's settings, in the service (400 `url`). */
+/**
+ * Whitespace and control characters (C0, space, DEL, C1). The URL parser silently drops tabs and newlines and
+ * trims the ends, so a URL holding them is not the URL that would be dialled (`https://a.example\t.evil.com`
+ * reaches `a.example.evil.com`): refused outright rather than normalised.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find control characters
+const URL_UNSAFE = /[\u0000-\u0020\u007f-\u009f]/;
+
 export const WebhookUrl = z
   .string()
   .min(1, 'must be an https:// URL')
   .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
+  .refine((v) => !URL_UNSAFE.test(v), {
+    message: 'must not contain spaces, tabs, line breaks or other control characters (percent-encode them)',
+  })
   .openapi({
     format: 'uri',
     description:

@@ -1,8 +1,10 @@
-import type { Db } from '../../db/schema.ts';
+import type { Selectable } from 'kysely';
+import type { Db, Dialect } from '../../db/schema.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
-import type { Actor } from '../api-keys/scopes.ts';
+import type { Actor, Scope } from '../api-keys/scopes.ts';
+import { EVENT_TYPES } from '../events/events.ts';
 import { checkUrlStatically, type OutboundPolicy } from './outbound/guarded-request.ts';
 import { type Space, webhooksRepo } from './webhooks.repo.ts';
 import type { CreateWebhookInput, ListDeliveriesInput, UpdateWebhookInput } from './webhooks.schema.ts';
@@ -20,7 +22,7 @@ function assertUrlAllowed(url: string, policy: OutboundPolicy): void {
   if (problem) throw new AppError('parameter_invalid', `Invalid 'url': ${problem}.`, { param: 'url' });
 }
 
-async function findWebhook(db: Db, actor: Actor, id: string): Promise<WebhooksTable> {
+async function findWebhook(db: Db, actor: Actor, id: string): Promise<Selectable<WebhooksTable>> {
   const webhook = await webhooksRepo.find(db, space(actor), id);
   if (!webhook) throw notFound('webhook', id);
   return webhook;
@@ -30,7 +32,13 @@ async function findWebhook(db: Db, actor: Actor, id: string): Promise<WebhooksTa
  * Subscribes a URL to event types in the caller's account and mode. It receives events written from now on,
  * never earlier ones; a test key's webhook receives test-mode events only.
  */
-export async function createWebhook(db: Db, actor: Actor, input: CreateWebhookInput, policy: OutboundPolicy) {
+export async function createWebhook(
+  db: Db,
+  actor: Actor,
+  input: CreateWebhookInput,
+  policy: OutboundPolicy,
+  limits: { dialect: Dialect; maxPerAccount: number },
+) {
   assertUrlAllowed(input.url, policy);
   const now = nowIso();
   const row = {
@@ -44,11 +52,31 @@ export async function createWebhook(db: Db, actor: Actor, input: CreateWebhookIn
     created_at: now,
     updated_at: now,
   };
-  await webhooksRepo.insert(db, row);
-  return toWebhook({ ...row, after_event_seq: 0 });
+  await db.transaction().execute(async (trx) => {
+    await webhooksRepo.lockAccount(trx, limits.dialect, actor.accountId);
+    if ((await webhooksRepo.count(trx, space(actor), limits.maxPerAccount)) >= limits.maxPerAccount) {
+      throw new AppError(
+        'webhook_limit_reached',
+        `This account already has ${limits.maxPerAccount} ${actor.mode} webhooks, the most allowed ` +
+          '(WEBHOOKS_MAX_PER_ACCOUNT). Delete one, or subscribe one URL to several event types.',
+      );
+    }
+    await webhooksRepo.insert(trx, row);
+  });
+  return toWebhook(row);
 }
 
-/** Every webhook of the caller's account and mode, oldest first (not paged). */
+/** The scope that reads what an event of this type carries (its `data`): the scope of the matching GET. */
+export function scopeToRead(eventType: string): Scope {
+  if (eventType === 'action_item.created') return 'actions:read';
+  if (eventType === 'recording.ready') return 'recordings:read';
+  return 'notes:read';
+}
+
+/**
+ * Every webhook of the caller's account and mode, oldest first. Not paged (API.md): WEBHOOKS_MAX_PER_ACCOUNT
+ * bounds it.
+ */
 export async function listWebhooks(db: Db, actor: Actor) {
   return { data: (await webhooksRepo.list(db, space(actor))).map(toWebhookListItem) };
 }
@@ -61,6 +89,11 @@ export async function getWebhook(db: Db, actor: Actor, id: string) {
 /**
  * Changes url, events, active or secret. Deactivating cancels the deliveries still waiting (an attempt in
  * flight finishes and is logged); events written while inactive are never sent, also not after reactivation.
+ *
+ * A new URL is a new receiver: events written before the change were meant for the old one. Deliveries of them
+ * still waiting follow the webhook to the new URL only for event types the key may read (`scopeToRead`); the
+ * others are cancelled, so that `webhooks:manage` alone cannot read notes by pointing a webhook elsewhere while
+ * retries are pending (docs/security.md).
  */
 export async function updateWebhook(
   db: Db,
@@ -79,6 +112,11 @@ export async function updateWebhook(
     if (input.active !== undefined) patch.active = input.active ? 1 : 0;
     if (input.secret !== undefined) patch.secret = input.secret;
     await webhooksRepo.update(trx, id, patch);
+    if (input.url !== undefined && input.url !== webhook.url) {
+      await webhooksRepo.markUrlChanged(trx, id);
+      const unreadable = [...EVENT_TYPES].filter((type) => !actor.scopes.has(scopeToRead(type)));
+      await webhooksRepo.cancelWaitingOfTypes(trx, id, unreadable, now);
+    }
     if (input.active === false && webhook.active === 1) await webhooksRepo.cancelWaiting(trx, id, now);
     return toWebhook({ ...webhook, ...patch });
   });
@@ -119,7 +157,9 @@ export async function listDeliveries(db: Db, actor: Actor, webhookId: string, in
 
 /**
  * Sends a delivery's event again, as a new delivery (new `dlv_` id, same event id in `X-Svc-Delivery` and
- * `webhook-id`) with its own retries. The webhook must be active.
+ * `webhook-id`) with its own retries. The webhook must be active. An event written before the webhook's URL
+ * last changed was meant for another receiver: resending it to the current URL needs the scope that reads it
+ * (403 otherwise), so `webhooks:manage` alone cannot read past notes by moving a webhook (docs/security.md).
  */
 export async function redeliverDelivery(
   db: Db,
@@ -132,6 +172,14 @@ export async function redeliverDelivery(
     const webhook = await findWebhook(trx, actor, webhookId);
     const original = await webhooksRepo.findDelivery(trx, webhookId, deliveryId);
     if (!original) throw notFound('delivery', deliveryId);
+    const needed = scopeToRead(original.event_type);
+    if (Number(original.event_seq) <= Number(webhook.url_changed_seq) && !actor.scopes.has(needed)) {
+      throw new AppError(
+        'insufficient_scope',
+        `Delivery '${deliveryId}' carries an event written before this webhook's URL changed; resending it to ` +
+          `the new URL needs the '${needed}' scope, which this API key lacks.`,
+      );
+    }
     if (webhook.active !== 1) {
       throw new AppError(
         'parameter_invalid',

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 import type { Database, Db, Mode } from '../../db/schema.ts';
 
 /** Timestamps are ISO 8601 UTC text, as everywhere else. */
@@ -19,6 +19,8 @@ export interface WebhooksTable {
   active: number;
   /** The newest outbox event when the webhook was created: older events are never sent to it. */
   after_event_seq: number;
+  /** The newest outbox event when the URL last changed (0: never): earlier events were meant for another URL. */
+  url_changed_seq: Generated<number>;
   created_at: Iso;
   updated_at: Iso;
 }

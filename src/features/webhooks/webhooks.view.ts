@@ -1,10 +1,13 @@
 import type { EventType } from '../events/events.ts';
 import type { DeliveriesTable, DeliveryAttemptsTable, WebhooksTable } from './webhooks.tables.ts';
 
-const events = (row: WebhooksTable) => JSON.parse(row.events) as EventType[];
+/** What the views read of a webhook row. */
+type WebhookRow = Pick<WebhooksTable, 'id' | 'url' | 'events' | 'active' | 'created_at'>;
+
+const events = (row: WebhookRow) => JSON.parse(row.events) as EventType[];
 
 /** The webhook as create, get and update return it. The secret is never part of any view. */
-export function toWebhook(row: WebhooksTable) {
+export function toWebhook(row: WebhookRow) {
   return {
     id: row.id,
     url: row.url,
@@ -15,7 +18,7 @@ export function toWebhook(row: WebhooksTable) {
 }
 
 /** List item: as the spec shows, without created_at. */
-export function toWebhookListItem(row: WebhooksTable) {
+export function toWebhookListItem(row: WebhookRow) {
   return { id: row.id, url: row.url, events: events(row), active: row.active === 1 };
 }
 

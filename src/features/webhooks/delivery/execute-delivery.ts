@@ -22,6 +22,8 @@ export type AttemptResult =
       error: string;
       durationMs: number;
       responseBody?: string;
+      /** For the operator's log only: what a refused host resolved to (never stored in the attempt log). */
+      detail?: string;
     };
 
 export interface ExecuteDeliveryOptions {
@@ -83,7 +85,13 @@ export async function executeDelivery(options: ExecuteDeliveryOptions): Promise<
   } catch (error) {
     const durationMs = elapsed();
     if (error instanceof TargetRefusedError)
-      return { outcome: 'failed', reason: 'refused', error: error.message, durationMs };
+      return {
+        outcome: 'failed',
+        reason: 'refused',
+        error: error.message,
+        durationMs,
+        ...(error.detail ? { detail: error.detail } : {}),
+      };
     if (error instanceof OutboundTimeoutError) {
       return {
         outcome: 'failed',

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db, Dialect } from '../../../db/schema.ts';
 import { newId } from '../../../lib/ids.ts';
 import { nowIso } from '../../../lib/time.ts';
@@ -86,7 +86,7 @@ export async function fanOutSome(
       if (!rows.length) return { done: true, created: 0 };
 
       const spaces = [...new Set(rows.filter((r) => r.account_id).map((r) => r.account_id!))];
-      const webhooks: WebhooksTable[] = spaces.length
+      const webhooks: Selectable<WebhooksTable>[] = spaces.length
         ? await wdb
             .selectFrom('webhooks')
             .selectAll()

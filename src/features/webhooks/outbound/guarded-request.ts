@@ -32,7 +32,21 @@ export function createOutboundPolicy(settings: {
 /** The guard refused the target: it is, or resolves to, an address a webhook may not reach. */
 export class TargetRefusedError extends Error {
   override name = 'TargetRefusedError';
+  /**
+   * For the operator's log only (never the attempt log a key holder reads): what the host resolved to. Telling
+   * the key holder would map the deployment's internal names to addresses.
+   */
+  readonly detail?: string;
+  constructor(message: string, detail?: string) {
+    super(message);
+    if (detail !== undefined) this.detail = detail;
+  }
 }
+
+/** The attempt-log text of a host name refused after resolution: says why, not what it resolved to. */
+export const REFUSED_PRIVATE_ADDRESS =
+  'Refused: private address. The host name resolves to an address webhooks may not reach (private, loopback, ' +
+  'link-local, metadata or otherwise not public); webhooks are delivered over the public internet only.';
 
 /** The host part of a URL without IPv6 brackets. */
 export function urlHost(url: URL): string {
@@ -145,10 +159,7 @@ export async function resolveTarget(
     for (const { address } of addresses) {
       const why = privateAddressReason(address);
       if (why && !isAddressAllowed(policy.allowList, address)) {
-        throw new TargetRefusedError(
-          `Refused to connect: ${host} resolves to ${address}, a ${why} address. ` +
-            'Webhooks are delivered over the public internet only.',
-        );
+        throw new TargetRefusedError(REFUSED_PRIVATE_ADDRESS, `${host} resolves to ${address} (${why})`);
       }
     }
   }

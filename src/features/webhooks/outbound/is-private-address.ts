@@ -99,38 +99,69 @@ function inRange(bytes: Uint8Array, range: Range): boolean {
   return ((bytes[full] ?? 0) & mask) === ((range.bytes[full] ?? 0) & mask);
 }
 
-/** The IPv4 address an IPv6 address carries and is routed to: mapped, NAT64, 6to4. */
+/**
+ * The IPv4 address an IPv6 address carries and is routed or translated to, for the forms that are judged by
+ * it (see privateAddressReason):
+ * - `::ffff:a.b.c.d` (IPv4-mapped, RFC 4291): the socket dials the IPv4 address itself;
+ * - `::ffff:0:a.b.c.d` (IPv4-translated, RFC 2765 SIIT): a translator forwards it to the IPv4 address;
+ * - `64:ff9b::a.b.c.d` (NAT64 well-known prefix, RFC 6052): a NAT64 gateway forwards it;
+ * - `2002:AABB:CCDD::/48` (6to4, RFC 3056): a relay tunnels it to the IPv4 address in bits 16–48.
+ */
 function embeddedIPv4(bytes: Uint8Array): Uint8Array | null {
   const prefixIs = (prefix: number[]) => prefix.every((b, i) => bytes[i] === b);
-  // ::ffff:a.b.c.d (IPv4-mapped) and 64:ff9b::a.b.c.d (NAT64 well-known prefix).
+  const zeros = (n: number) => new Array<number>(n).fill(0);
   if (
-    prefixIs([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) ||
-    prefixIs([0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])
+    prefixIs([...zeros(10), 0xff, 0xff]) ||
+    prefixIs([...zeros(8), 0xff, 0xff, 0, 0]) ||
+    prefixIs([0, 0x64, 0xff, 0x9b, ...zeros(8)])
   ) {
     return bytes.slice(12, 16);
   }
-  // 64:ff9b:1::/48 (local-use NAT64): the IPv4 address sits in the last 32 bits.
-  if (prefixIs([0, 0x64, 0xff, 0x9b, 0, 1])) return bytes.slice(12, 16);
-  // 2002:AABB:CCDD::/48 (6to4).
   if (prefixIs([0x20, 0x02])) return bytes.slice(2, 6);
   return null;
 }
 
 /**
+ * Forms that carry an IPv4 address but are refused whatever it is: no public receiver needs them, and where the
+ * IPv4 address sits depends on choices this server cannot see.
+ * - `::a.b.c.d` (IPv4-compatible, deprecated by RFC 4291; `::` and `::1` are caught before);
+ * - `64:ff9b:1::/48` (local-use NAT64, RFC 8215: the operator picks the prefix length, hence the position);
+ * - `2001::/32` (Teredo, RFC 4380: server address and obfuscated client address, tunnelled over UDP).
+ */
+function refusedEmbeddingForm(bytes: Uint8Array): string | null {
+  const prefixIs = (prefix: number[]) => prefix.every((b, i) => bytes[i] === b);
+  if (prefixIs(new Array<number>(12).fill(0))) return 'IPv4-compatible (deprecated)';
+  if (prefixIs([0, 0x64, 0xff, 0x9b, 0, 1])) return 'local-use NAT64';
+  if (prefixIs([0x20, 0x01, 0, 0])) return 'Teredo';
+  return null;
+}
+
+/** 2000::/3, the only IPv6 space allocated for global unicast (RFC 4291, IANA). */
+const GLOBAL_UNICAST = parseCidr('2000::/3');
+
+/**
  * Why an IP address must not be dialed (`'loopback'`, `'private'`, …), or null for a public address.
- * IPv4 addresses embedded in IPv6 (mapped, NAT64, 6to4) are judged by the IPv4 address they carry.
- * Anything that is not an IP address is refused too (`'not an IP address'`): callers pass resolved addresses.
+ * IPv4 addresses embedded in IPv6 are judged by the IPv4 address they carry (mapped, RFC 2765 translated,
+ * NAT64, 6to4); IPv4-compatible, local-use NAT64 and Teredo addresses are refused outright; any other IPv6
+ * address outside global unicast (2000::/3) is refused. Anything that is not an IP address is refused too
+ * (`'not an IP address'`): callers pass resolved addresses.
  */
 export function privateAddressReason(address: string): string | null {
   const bytes = ipToBytes(address);
   if (!bytes) return 'not an IP address';
   if (bytes.length === 4) return V4_RANGES.find((r) => inRange(bytes, r))?.why ?? null;
+  const special = V6_RANGES.find((r) => r.bits >= 128 && inRange(bytes, r));
+  if (special) return special.why;
   const v4 = embeddedIPv4(bytes);
   if (v4) {
     const why = V4_RANGES.find((r) => inRange(v4, r))?.why;
     return why ? `${why} (IPv4 embedded in IPv6)` : null;
   }
-  return V6_RANGES.find((r) => inRange(bytes, r))?.why ?? null;
+  const refused = refusedEmbeddingForm(bytes);
+  if (refused) return refused;
+  const why = V6_RANGES.find((r) => inRange(bytes, r))?.why;
+  if (why) return why;
+  return inRange(bytes, GLOBAL_UNICAST) ? null : 'reserved (not IPv6 global unicast)';
 }
 
 /** True for any address a webhook may not reach by default (see privateAddressReason). */
