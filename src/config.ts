@@ -90,7 +90,9 @@ export const ConfigSchema = z.object({
   ANALYZE_MODEL: z.string().min(1).default('gpt-4o-mini'),
   ANALYZE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
   // Search (src/features/search): which embedder builds the vector index.
-  EMBEDDER: z.enum(['builtin', 'transformers', 'openai']).default('builtin'),
+  // `builtin`: all-MiniLM-L6-v2 shipped in an npm package (the default); `glove`: the smaller GloVe average.
+  EMBEDDER: z.enum(['builtin', 'glove', 'transformers', 'openai']).default('glove'),
+  EMBEDDER_PRECISION: z.enum(['int8', 'fp32']).default('int8'),
   EMBEDDER_MODEL: z.string().min(1).optional(),
   EMBEDDER_BASE_URL: httpUrl.default('https://api.openai.com/v1'),
   EMBEDDER_API_KEY: z.string().optional(),
@@ -162,13 +164,14 @@ export type Config = {
   transcription: { provider: 'none' } | ({ provider: 'openai' } & OpenAiEndpoint);
   /** Summary, title, action items and highlights; `openai` falls back to `builtin` on bad output. */
   analysis: { provider: 'builtin' } | ({ provider: 'openai' } & OpenAiEndpoint);
-  /** Embedder of the search index; `builtin` needs no download. */
+  /** Embedder of the search index; `builtin` (all-MiniLM-L6-v2) and `glove` need no download. */
   search: {
     embedder:
-      | { provider: 'builtin' }
+      | { provider: 'builtin'; precision: 'int8' | 'fp32' }
+      | { provider: 'glove' }
       | { provider: 'transformers'; model: string }
       | ({ provider: 'openai'; dimensions?: number } & OpenAiEndpoint);
-    /** Where downloaded models and the builtin embedder's cache live (MODELS_DIR, default DATA_DIR/models). */
+    /** Where downloaded models, the built ONNX model and GloVe's cache live (MODELS_DIR, default DATA_DIR/models). */
     modelsDir: string;
     /** Re-scores the fused ranking's best notes with a cross-encoder; none by default. */
     reranker?: RerankerSettings;
@@ -279,7 +282,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             }
           : e.EMBEDDER === 'transformers'
             ? { provider: 'transformers', model: e.EMBEDDER_MODEL ?? 'Xenova/bge-small-en-v1.5' }
-            : { provider: 'builtin' },
+            : e.EMBEDDER === 'glove'
+              ? { provider: 'glove' }
+              : { provider: 'builtin', precision: e.EMBEDDER_PRECISION },
       modelsDir: path.resolve(e.MODELS_DIR ?? path.join(dataDir, 'models')),
       ...(e.RERANKER === 'cohere'
         ? {

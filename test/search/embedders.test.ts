@@ -13,8 +13,8 @@ import { createEmbedder } from '../../src/features/search/search-engine.ts';
 
 const norm = (v: Float32Array) => Math.sqrt(dot(v, v));
 
-describe('builtin embedder (GloVe + SIF)', () => {
-  const config = loadConfig({});
+describe('GloVe embedder (EMBEDDER=glove: GloVe + SIF)', () => {
+  const config = loadConfig({ EMBEDDER: 'glove' });
 
   it('is deterministic, unit length, and puts paraphrases closer than unrelated text', async () => {
     const embedder = await createEmbedder(config);

