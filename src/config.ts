@@ -103,10 +103,14 @@ export const ConfigSchema = z.object({
   RERANKER_SCORES: z.enum(['probability', 'logit']).default('probability'),
   RERANKER_CANDIDATES: z.coerce.number().int().min(1).max(100).default(20),
   RERANKER_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  // The dashboard (src/features/dashboard): the address people open it at, for printed set-up links.
+  PUBLIC_URL: httpUrl.optional(),
 });
 
 export type Config = {
   port: number;
+  /** Where people open the dashboard (PUBLIC_URL); printed set-up links use it. Unset: http://localhost:PORT. */
+  publicUrl?: string;
   host: string;
   dataDir: string;
   /** `sqlite` (a file under dataDir unless DATABASE_URL names one) or `postgres`. */
@@ -196,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return {
     port: e.PORT,
+    ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL } : {}),
     host: e.HOST,
     dataDir,
     database,
