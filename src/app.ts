@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'kysely';
 import { actionItemsRoutes } from './features/action-items/action-items.routes.ts';
+import { mountDashboard } from './features/dashboard/dashboard.routes.ts';
 import { documentMcp } from './features/mcp/mcp.openapi.ts';
 import { mcpRoutes } from './features/mcp/mcp.routes.ts';
 import { notesRoutes } from './features/notes/notes.routes.ts';
@@ -23,6 +24,9 @@ export function buildApp(deps: Deps) {
 
   app.use('*', requestContext(deps));
   app.onError((err, c) => errorResponse(c, toAppError(c, err)));
+
+  // The web dashboard at / (server-rendered pages with cookie sessions); the API's paths are not among its own.
+  app.use('*', mountDashboard(deps));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {

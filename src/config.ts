@@ -111,10 +111,14 @@ export const ConfigSchema = z.object({
   RETENTION_EVENTS_DAYS: z.coerce.number().min(1).default(30),
   RETENTION_DELIVERIES_DAYS: z.coerce.number().min(1).default(30),
   RETENTION_IDEMPOTENCY_HOURS: z.coerce.number().min(1).default(24),
+  // The dashboard (src/features/dashboard): the address people open it at, for printed set-up links.
+  PUBLIC_URL: httpUrl.optional(),
 });
 
 export type Config = {
   port: number;
+  /** Where people open the dashboard (PUBLIC_URL); printed set-up links use it. Unset: http://localhost:PORT. */
+  publicUrl?: string;
   host: string;
   dataDir: string;
   /** `sqlite` (a file under dataDir unless DATABASE_URL names one) or `postgres`. */
@@ -220,6 +224,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return {
     port: e.PORT,
+    ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL } : {}),
     host: e.HOST,
     dataDir,
     database,

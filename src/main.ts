@@ -13,6 +13,7 @@ import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { bootstrapOwner, type FirstStart } from './features/accounts/bootstrap-owner.ts';
 import { prepareSearchInBackground, type SearchPreparation } from './features/search/search-engine.ts';
+import { setupUrl } from './features/users/users.service.ts';
 import { createLogger } from './lib/logger.ts';
 
 /** The banner of a first start: plain text on stdout, so it is seen even where JSON logs are not read. */
@@ -26,6 +27,9 @@ export function formatFirstStart(first: FirstStart, baseUrl: string): string {
     '',
     `   live key: ${first.liveKey}`,
     `   test key: ${first.testKey}   (sees a seeded mock data space only)`,
+    '',
+    ` Dashboard: choose the owner's password at (one use, valid 24 h; sign in as ${first.email}):`,
+    `   ${setupUrl(baseUrl, first.setupToken)}`,
     '',
     ` Try: curl -H "Authorization: Bearer ${first.liveKey}" ${baseUrl}/v1/notes`,
     ' More keys: npx minutes keys create --mode live|test [--scopes notes:read,search]',
@@ -105,7 +109,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     );
     if (first) {
       logger.info({ account_id: first.accountId, email: first.email }, 'first start: created owner account');
-      (options.out ?? process.stdout).write(formatFirstStart(first, url));
+      (options.out ?? process.stdout).write(formatFirstStart(first, config.publicUrl ?? url));
     }
     announced();
     if (runWorker) worker = await startBackgroundWorkers(deps);

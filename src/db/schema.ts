@@ -191,6 +191,47 @@ export interface RateLimitsTable {
   count: number;
 }
 
+/** A person who signs in to the dashboard: one per account (migration 10). */
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  /** Lower-cased; the account's email. */
+  email: string;
+  /** argon2id PHC string; null until the set-up link is used. */
+  password_hash: string | null;
+  created_at: Iso;
+  updated_at: Iso;
+}
+
+/** A one-time link to choose a password; only the SHA-256 hex of its token is stored. */
+export interface SetupLinksTable {
+  token_hash: string;
+  user_id: string;
+  created_at: Iso;
+  expires_at: Iso;
+  used_at: Iso | null;
+}
+
+/** A dashboard sign-in; the cookie holds the token, the row only its SHA-256 hex. */
+export interface SessionsTable {
+  token_hash: string;
+  user_id: string;
+  account_id: string;
+  /** The data space the dashboard shows ("Test mode" switch). */
+  mode: Mode;
+  created_at: Iso;
+  last_seen_at: Iso;
+  /** Absolute expiry, set at sign-in. */
+  expires_at: Iso;
+}
+
+/** Failed sign-ins per email in the current window (brute-force protection). */
+export interface SignInFailuresTable {
+  email: string;
+  failures: number;
+  window_start: Iso;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -207,6 +248,10 @@ export interface Database {
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limits: RateLimitsTable;
+  users: UsersTable;
+  setup_links: SetupLinksTable;
+  sessions: SessionsTable;
+  sign_in_failures: SignInFailuresTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

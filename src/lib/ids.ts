@@ -16,6 +16,7 @@ export const ID_PREFIX = {
   account: 'acct_',
   job: 'job_',
   segment: 'seg_',
+  user: 'user_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -42,18 +42,20 @@ for (const dialect of DIALECTS) {
       const res = await cli('accounts', 'create', '--email', email, '--name', 'CLI user');
       expect(res.stderr).toBe('');
       expect(res.code).toBe(0);
-      return { id: res.stdout.trim(), email };
+      return { id: res.stdout.split('\n')[0]!, email };
     }
 
-    it('accounts create prints only the new account id, and the account exists', async () => {
+    it('accounts create prints the new account id then its set-up link, and the account exists', async () => {
       const email = `Mixed-${uniqueEmail()}`;
       const res = await cli('accounts', 'create', '--email', email);
       expect(res.code).toBe(0);
-      expect(res.stdout).toMatch(/^acct_[0-9A-Za-z]{24}\n$/);
+      expect(res.stdout).toMatch(
+        /^acct_[0-9A-Za-z]{24}\nDashboard set-up link \(one use, valid 24 h\): http:\/\/localhost:\d+\/setup\?token=[A-Za-z0-9_-]{43}\n$/,
+      );
       const row = await h.db.db
         .selectFrom('accounts')
         .selectAll()
-        .where('id', '=', res.stdout.trim())
+        .where('id', '=', res.stdout.split('\n')[0]!)
         .executeTakeFirst();
       expect(row?.email).toBe(email.toLowerCase());
     });

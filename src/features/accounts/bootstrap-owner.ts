@@ -3,6 +3,7 @@ import type { Db, Dialect } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
 import { createApiKey } from '../api-keys/api-keys.service.ts';
+import { createSetupLink } from '../users/users.service.ts';
 import { accountsRepo } from './accounts.repo.ts';
 
 /** The account a first start (or a first `keys create`) makes on an empty database. */
@@ -16,6 +17,8 @@ export interface FirstStart {
   email: string;
   liveKey: string;
   testKey: string;
+  /** The token of the owner's one-time dashboard set-up link (valid 24 h). */
+  setupToken: string;
 }
 
 /**
@@ -44,14 +47,16 @@ async function createOwnerIfNone<T>(
 }
 
 /**
- * The first start: on an empty database creates the owner account with one live and one test key, in one
- * transaction, and returns the keys, the only time they exist in clear. Null on every later start.
+ * The first start: on an empty database creates the owner account with one live and one test key and a
+ * dashboard set-up link, in one transaction, and returns them, the only time they exist in clear. Null on every
+ * later start.
  */
 export function bootstrapOwner(db: Db, dialect: Dialect): Promise<FirstStart | null> {
   return createOwnerIfNone(db, dialect, async (trx, accountId) => {
     const live = await createApiKey(trx, { accountId, mode: 'live', name: 'first start' });
     const test = await createApiKey(trx, { accountId, mode: 'test', name: 'first start' });
-    return { accountId, email: OWNER_EMAIL, liveKey: live.key, testKey: test.key };
+    const setup = await createSetupLink(trx, accountId);
+    return { accountId, email: OWNER_EMAIL, liveKey: live.key, testKey: test.key, setupToken: setup.token };
   });
 }
 

@@ -1,0 +1,51 @@
+import { Hono, type MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+import type { AppEnv, Deps } from '../../http/context.ts';
+import { loadAssets } from './assets.ts';
+import { authRoutes } from './auth.routes.ts';
+import type { DashEnv } from './dashboard.env.ts';
+import { notesRoutes } from './notes.routes.ts';
+import { PAGE_HEADERS } from './respond.ts';
+import { requireSession } from './session.ts';
+
+/**
+ * The paths the dashboard answers. Everything else (/v1, /mcp, /healthz, /docs, unknown paths) is left to the
+ * API exactly as before: the dashboard is dispatched to from a middleware, so its routes are not the API's
+ * (an unknown method on `/` is still the API's 404, not a 405).
+ */
+const DASHBOARD_PATH =
+  /^\/(?:|sign-in|sign-out|setup|mode|upload|action-items(?:\/[^/]+)?|notes\/[^/]+(?:\/(?:status|audio|delete))?|settings\/(?:keys|webhooks|mcp)(?:\/.*)?|assets\/[^/]+)$/;
+
+/** Pages are read with GET and changed with form POSTs; other methods stay the API's (404/405 as JSON). */
+const DASHBOARD_METHODS = new Set(['GET', 'HEAD', 'POST']);
+
+export function isDashboardPath(path: string): boolean {
+  return DASHBOARD_PATH.test(path);
+}
+
+/** The web dashboard: server-rendered pages (web/pages) over the same services as REST and MCP. */
+export function dashboardApp(deps: Deps) {
+  const assets = loadAssets();
+  const app = new Hono<DashEnv>();
+  app.use('*', async (c, next) => {
+    c.set('log', (c.env as { log?: Logger } | undefined)?.log ?? deps.logger);
+    await next();
+  });
+  app.get('/assets/:name', (c) => assets.serve(c, c.req.param('name')));
+  authRoutes(app, deps, assets);
+  app.use('*', requireSession(deps));
+  notesRoutes(app, deps, assets);
+  app.notFound((c) =>
+    c.html('<!doctype html><title>Not found</title><p>Not found. <a href="/">Notes</a>', 404, PAGE_HEADERS),
+  );
+  return app;
+}
+
+/** Hands dashboard paths to the dashboard app; everything else continues to the API. */
+export function mountDashboard(deps: Deps): MiddlewareHandler<AppEnv> {
+  const dashboard = dashboardApp(deps);
+  return async (c, next) => {
+    if (!DASHBOARD_METHODS.has(c.req.method) || !isDashboardPath(c.req.path)) return next();
+    return dashboard.fetch(c.req.raw, { ...(c.env as object), log: c.get('log') });
+  };
+}

@@ -1,0 +1,187 @@
+import type { Db, Mode, SessionsTable, UsersTable } from '../../db/schema.ts';
+import { AppError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { nowIso, toIso } from '../../lib/time.ts';
+import { accountsRepo } from '../accounts/accounts.repo.ts';
+import { checkPasswordRules, hashPassword, verifyDecoy, verifyPassword } from './passwords.ts';
+import { hashToken, isToken, newToken } from './tokens.ts';
+import { usersRepo } from './users.repo.ts';
+
+/** A set-up link is valid this long. */
+export const SETUP_LINK_TTL_MS = 24 * 3600_000;
+/** A session ends after this long without a request… */
+export const SESSION_IDLE_MS = 24 * 3600_000;
+/** …and this long after sign-in in any case. */
+export const SESSION_MAX_MS = 14 * 24 * 3600_000;
+/** Sessions are touched at most this often (one write a minute, not one per request). */
+const TOUCH_INTERVAL_MS = 60_000;
+/** Brute-force protection: this many failed sign-ins for one email in the window lock it for the window. */
+export const MAX_SIGN_IN_FAILURES = 5;
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+
+/** The account's user, created (without a password) on first need; its email is the account's. */
+export async function ensureUser(db: Db, accountId: string): Promise<UsersTable> {
+  const existing = await usersRepo.findByAccount(db, accountId);
+  if (existing) return existing;
+  const account = await accountsRepo.findById(db, accountId);
+  if (!account) throw new AppError('resource_not_found', `No account with id '${accountId}'.`);
+  const now = nowIso();
+  const row: UsersTable = {
+    id: newId('user'),
+    account_id: accountId,
+    email: account.email.toLowerCase(),
+    password_hash: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await usersRepo.insert(db, row);
+  return row;
+}
+
+/** A one-time link (valid 24 h) to choose the account user's password; returns its token, shown only once. */
+export async function createSetupLink(
+  db: Db,
+  accountId: string,
+): Promise<{ token: string; expiresAt: string }> {
+  const user = await ensureUser(db, accountId);
+  const token = newToken();
+  const now = Date.now();
+  const expiresAt = toIso(now + SETUP_LINK_TTL_MS);
+  await usersRepo.insertSetupLink(db, {
+    token_hash: hashToken(token),
+    user_id: user.id,
+    created_at: toIso(now),
+    expires_at: expiresAt,
+  });
+  return { token, expiresAt };
+}
+
+/** The URL a set-up link token is opened at. */
+export function setupUrl(baseUrl: string, token: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/setup?token=${token}`;
+}
+
+/** The user a set-up link is for, or null when the token is unknown, used or expired. */
+export async function findSetupLinkUser(db: Db, token: string | undefined): Promise<UsersTable | null> {
+  if (!isToken(token)) return null;
+  const link = await usersRepo.findSetupLink(db, hashToken(token));
+  if (!link || link.used_at || Date.parse(link.expires_at) <= Date.now()) return null;
+  return (await usersRepo.findById(db, link.user_id)) ?? null;
+}
+
+/**
+ * Sets the password through a set-up link: the link is used up, the user's other links and all their sessions
+ * end (a reset signs every browser out). Returns the user.
+ */
+export async function completeSetup(db: Db, token: string, password: string): Promise<UsersTable> {
+  checkPasswordRules(password);
+  const passwordHash = await hashPassword(password);
+  return db.transaction().execute(async (trx) => {
+    const user = await findSetupLinkUser(trx, token);
+    const tokenHash = hashToken(token);
+    if (!user || !(await usersRepo.useSetupLink(trx, tokenHash, nowIso()))) {
+      throw new AppError('parameter_invalid', 'This set-up link is invalid, used or expired.', {
+        param: 'token',
+      });
+    }
+    await usersRepo.setPassword(trx, user.id, passwordHash, nowIso());
+    await usersRepo.deleteOtherSetupLinks(trx, user.id, tokenHash);
+    await usersRepo.deleteSessionsOf(trx, user.id);
+    return user;
+  });
+}
+
+export type SignInResult =
+  | { ok: true; user: UsersTable }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'locked'; retryAfterSeconds: number };
+
+/**
+ * Checks email and password. After MAX_SIGN_IN_FAILURES failures for one email within SIGN_IN_WINDOW_MS the email
+ * is locked until the window ends, whether the password is right or not (counted in the database, so for every
+ * node). An unknown email costs the same hashing time as a wrong password.
+ */
+export async function signIn(db: Db, emailInput: string, password: string): Promise<SignInResult> {
+  const email = emailInput.trim().toLowerCase().slice(0, 320);
+  const now = Date.now();
+  const failures = email ? await usersRepo.failures(db, email) : undefined;
+  const windowStart = failures ? Date.parse(failures.window_start) : 0;
+  const inWindow = failures !== undefined && now - windowStart < SIGN_IN_WINDOW_MS;
+  if (inWindow && failures.failures >= MAX_SIGN_IN_FAILURES) {
+    return {
+      ok: false,
+      reason: 'locked',
+      retryAfterSeconds: Math.ceil((windowStart + SIGN_IN_WINDOW_MS - now) / 1000),
+    };
+  }
+  const user = email && password.length <= 4096 ? await usersRepo.findByEmail(db, email) : undefined;
+  let ok = false;
+  if (user?.password_hash) ok = await verifyPassword(user.password_hash, password);
+  else await verifyDecoy(password.slice(0, 4096));
+  if (ok && user) {
+    if (failures) await usersRepo.clearFailures(db, email);
+    return { ok: true, user };
+  }
+  if (email) {
+    await usersRepo.saveFailures(db, {
+      email,
+      failures: inWindow ? failures.failures + 1 : 1,
+      window_start: inWindow ? failures.window_start : toIso(now),
+    });
+  }
+  return { ok: false, reason: 'invalid' };
+}
+
+/** Starts a session in the live data space; returns the cookie's token (the row stores only its hash). */
+export async function startSession(db: Db, user: UsersTable): Promise<string> {
+  const token = newToken();
+  const now = Date.now();
+  await usersRepo.insertSession(db, {
+    token_hash: hashToken(token),
+    user_id: user.id,
+    account_id: user.account_id,
+    mode: 'live',
+    created_at: toIso(now),
+    last_seen_at: toIso(now),
+    expires_at: toIso(now + SESSION_MAX_MS),
+  });
+  return token;
+}
+
+/** The live session of a cookie token, or null (an expired one is deleted). Touches it at most once a minute. */
+export async function resolveSession(db: Db, token: string | undefined): Promise<SessionsTable | null> {
+  if (!isToken(token)) return null;
+  const tokenHash = hashToken(token);
+  const session = await usersRepo.findSession(db, tokenHash);
+  if (!session) return null;
+  const now = Date.now();
+  const lastSeen = Date.parse(session.last_seen_at);
+  if (Date.parse(session.expires_at) <= now || now - lastSeen >= SESSION_IDLE_MS) {
+    await usersRepo.deleteSession(db, tokenHash);
+    return null;
+  }
+  if (now - lastSeen >= TOUCH_INTERVAL_MS) await usersRepo.touchSession(db, tokenHash, toIso(now));
+  return session;
+}
+
+export function setSessionMode(db: Db, token: string, mode: Mode) {
+  return usersRepo.setSessionMode(db, hashToken(token), mode);
+}
+
+export function endSession(db: Db, token: string) {
+  return usersRepo.deleteSession(db, hashToken(token));
+}
+
+/** The user named by email, or the account's owner (first account) when no email is given. */
+export async function resolveUserAccount(db: Db, email?: string): Promise<string> {
+  const account = email
+    ? await accountsRepo.findByEmail(db, email.trim().toLowerCase())
+    : await accountsRepo.first(db);
+  if (!account) {
+    throw new AppError(
+      'resource_not_found',
+      email ? `No account with email '${email}'.` : 'There is no account yet: start the service once.',
+    );
+  }
+  return account.id;
+}

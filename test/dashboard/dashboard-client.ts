@@ -1,0 +1,55 @@
+import type { buildApp } from '../../src/app.ts';
+
+/** A browser-like client of the dashboard over app.request: keeps cookies, reads CSRF fields, posts forms. */
+export class DashboardClient {
+  readonly cookies = new Map<string, string>();
+  constructor(private readonly app: ReturnType<typeof buildApp>) {}
+
+  async request(
+    method: string,
+    path: string,
+    init: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {},
+  ) {
+    const headers: Record<string, string> = { ...init.headers };
+    if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    let body: string | undefined;
+    if (init.form) {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(init.form)) for (const one of [v].flat()) params.append(k, one);
+      body = params.toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const res = await this.app.request(path, { method, headers, body, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, ...rest] = pair!.split('=');
+      const value = rest.join('=');
+      if (/max-age=0/i.test(line) || value === '') this.cookies.delete(name!.trim());
+      else this.cookies.set(name!.trim(), value);
+    }
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text, location: res.headers.get('location') };
+  }
+
+  get(path: string) {
+    return this.request('GET', path);
+  }
+
+  /** GETs the page, then posts the form with the given action, carrying its `_csrf` field. */
+  async submit(
+    pagePath: string,
+    action: string,
+    form: Record<string, string | string[]>,
+    headers?: Record<string, string>,
+  ) {
+    const page = await this.get(pagePath);
+    const csrf = csrfIn(page.text);
+    return this.request('POST', action, { form: { _csrf: csrf, ...form }, ...(headers ? { headers } : {}) });
+  }
+}
+
+export function csrfIn(pageHtml: string): string {
+  const m = /name="_csrf" value="([^"]+)"/.exec(pageHtml);
+  if (!m) throw new Error('no CSRF field on the page');
+  return m[1]!;
+}
