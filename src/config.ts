@@ -39,6 +39,7 @@ const httpUrl = z
 /** Every environment variable the service reads, validated once at start. Nothing else reads process.env. */
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PUBLIC_URL: httpUrl.optional(),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z
@@ -108,6 +109,8 @@ export const ConfigSchema = z.object({
 export type Config = {
   port: number;
   host: string;
+  /** The URL clients reach this server at (PUBLIC_URL), e.g. behind a proxy; the OpenAPI `servers` entry. */
+  publicUrl?: string;
   dataDir: string;
   /** `sqlite` (a file under dataDir unless DATABASE_URL names one) or `postgres`. */
   database: { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
@@ -197,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: e.PORT,
     host: e.HOST,
+    ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL } : {}),
     dataDir,
     database,
     logLevel: e.LOG_LEVEL,
