@@ -11,9 +11,11 @@ import { searchReadiness } from './features/search/search-engine.ts';
 import { ensureSeeded } from './features/test-mode/seed.service.ts';
 import { webhooksRoutes } from './features/webhooks/webhooks.routes.ts';
 import type { AppEnv, Deps } from './http/context.ts';
+import { docsRoutes } from './http/docs.routes.ts';
 import { errorResponse, toAppError } from './http/errors.ts';
 import { authenticate, requestContext } from './http/middleware.ts';
 import { routeNotFound } from './http/not-found.ts';
+import { documentApi } from './http/openapi-document.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { validationHook } from './http/validation.ts';
 import { AppError } from './lib/errors.ts';
@@ -45,27 +47,9 @@ export function buildApp(deps: Deps) {
     });
   });
 
-  app.doc31('/v1/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Minutes API',
-      version: '1.0.0',
-      description:
-        'Notes from captured recordings: transcripts with speakers, summaries, action items, highlights, ' +
-        'semantic search and webhooks. Authenticate with `Authorization: Bearer svc_sk_live_…` (or `svc_sk_test_…` ' +
-        'for the seeded test data space). Each operation names the one scope it needs in its `security` ' +
-        'requirement (a key created without scopes has them all). The MCP server for assistants is at `POST /mcp` ' +
-        '(JSON-RPC over Streamable HTTP, stateless) with the same keys and scopes; its tools are described by ' +
-        'MCP `tools/list`.',
-    },
-    servers: [{ url: '/' }],
-    security: [{ bearerAuth: [] }],
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'An API key: svc_sk_live_… or svc_sk_test_…',
-  });
+  documentApi(app, deps);
+  // The rendered reference of that document, no key needed; `/` points to it until the dashboard takes `/`.
+  app.route('/', docsRoutes());
 
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   v1.use('*', authenticate(deps));
@@ -84,7 +68,6 @@ export function buildApp(deps: Deps) {
   app.route('/v1', v1);
   // MCP authenticates itself with the same keys (its Origin check comes first), so it is outside /v1.
   app.route('/mcp', mcpRoutes(deps));
-  documentMcp(app.openAPIRegistry);
 
   app.notFound(routeNotFound(app, deps));
   return app;

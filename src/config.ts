@@ -39,6 +39,7 @@ const httpUrl = z
 /** Every environment variable the service reads, validated once at start. Nothing else reads process.env. */
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PUBLIC_URL: httpUrl.optional(),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z
@@ -111,15 +112,14 @@ export const ConfigSchema = z.object({
   RETENTION_EVENTS_DAYS: z.coerce.number().min(1).default(30),
   RETENTION_DELIVERIES_DAYS: z.coerce.number().min(1).default(30),
   RETENTION_IDEMPOTENCY_HOURS: z.coerce.number().min(1).default(24),
-  // The dashboard (src/features/dashboard): the address people open it at, for printed set-up links.
-  PUBLIC_URL: httpUrl.optional(),
 });
 
 export type Config = {
   port: number;
-  /** Where people open the dashboard (PUBLIC_URL); printed set-up links use it. Unset: http://localhost:PORT. */
-  publicUrl?: string;
   host: string;
+  /** The URL clients reach this server at (PUBLIC_URL), e.g. behind a proxy: the OpenAPI `servers` entry and the
+   * dashboard's printed set-up links. Unset: http://localhost:PORT. */
+  publicUrl?: string;
   dataDir: string;
   /** `sqlite` (a file under dataDir unless DATABASE_URL names one) or `postgres`. */
   database: { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
@@ -224,8 +224,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return {
     port: e.PORT,
-    ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL } : {}),
     host: e.HOST,
+    ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL } : {}),
     dataDir,
     database,
     logLevel: e.LOG_LEVEL,

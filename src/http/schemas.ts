@@ -13,7 +13,8 @@ import { requireScope } from './middleware.ts';
  * cannot disagree.
  */
 export function scopedRoute<
-  const R extends Omit<RouteConfig, 'security' | 'middleware'>,
+  // operationId is required: generated SDKs name their methods after it (listNotes), so it must be stable.
+  const R extends Omit<RouteConfig, 'security' | 'middleware'> & { operationId: string },
   const M extends readonly MiddlewareHandler<AppEnv>[] = [],
 >(
   scope: Scope,

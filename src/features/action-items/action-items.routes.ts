@@ -27,6 +27,7 @@ export function actionItemsRoutes(deps: Deps) {
         method: 'get',
         path: '/',
         tags: ['Action items'],
+        operationId: 'listActionItems',
         summary: 'List action items',
         description:
           'Action items across all notes, newest first (`created_at` desc, then `id` desc), filterable by ' +
@@ -44,6 +45,7 @@ export function actionItemsRoutes(deps: Deps) {
         method: 'patch',
         path: '/{id}',
         tags: ['Action items'],
+        operationId: 'updateActionItem',
         summary: 'Update an action item',
         description:
           'Sets `status`, `text`, `due` and/or (ext) `assignee`; `null` clears `due` or `assignee`. Completing ' +

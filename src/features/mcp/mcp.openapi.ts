@@ -50,6 +50,7 @@ export function documentMcp(registry: OpenAPIHono['openAPIRegistry']): void {
     method: 'post',
     path: '/mcp',
     tags: ['MCP'],
+    operationId: 'callMcp',
     summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless)',
     description:
       'The MCP server for AI assistants: JSON-RPC 2.0 over Streamable HTTP, one request per POST, no session. ' +

@@ -102,6 +102,7 @@ export function recordingsRoutes(deps: Deps) {
       method: 'post',
       path: '/',
       tags: ['Recordings'],
+      operationId: 'uploadRecording',
       summary: 'Upload a recording (ext)',
       description:
         'Either `multipart/form-data` with the audio in `file` (wav, mp3, m4a, ogg/opus, webm, flac; streamed to ' +
@@ -181,6 +182,7 @@ export function recordingsRoutes(deps: Deps) {
         method: 'get',
         path: '/',
         tags: ['Recordings'],
+        operationId: 'listRecordings',
         summary: 'List recordings (ext)',
         description: 'Newest first (`created_at` desc, then `id` desc); `from`/`to` as for notes.',
         request: { query: ListRecordingsQuery },
@@ -196,6 +198,7 @@ export function recordingsRoutes(deps: Deps) {
         method: 'get',
         path: '/{id}',
         tags: ['Recordings'],
+        operationId: 'getRecording',
         summary: 'Get a recording (ext)',
         description: 'Type, size and duration of a recording, and its note.',
         request: { params: RecordingIdParam },
@@ -240,6 +243,7 @@ export function recordingsRoutes(deps: Deps) {
         method: 'get',
         path: '/{id}/audio',
         tags: ['Recordings'],
+        operationId: 'getRecordingAudio',
         summary: 'Download the audio of a recording (ext)',
         description:
           'Streams the stored file with its content type. Supports a single `Range: bytes=…` (206 with ' +

@@ -15,6 +15,7 @@ export function searchRoutes(deps: Deps) {
         method: 'post',
         path: '/',
         tags: ['Search'],
+        operationId: 'searchNotes',
         summary: 'Search notes',
         description:
           'Finds notes by meaning and by keywords (hybrid: keyword index + vector index, fused), one result per ' +

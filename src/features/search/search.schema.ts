@@ -23,44 +23,46 @@ const bodyBound = (edge: 'from' | 'to') =>
     example: edge === 'from' ? '2026-01-05' : '2026-02-28T18:00:00Z',
   } as never);
 
-export const SearchBody = z
-  .strictObject({
-    query: z
-      .string()
-      .refine((v) => v.trim().length > 0, { message: 'must not be empty or only whitespace' })
-      .refine((v) => codePoints(v) <= 1000, { message: 'must be at most 1000 characters' })
-      .openapi({
-        type: 'string',
-        minLength: 1,
-        maxLength: 1000,
-        description: 'What to look for, in plain words; matched by meaning and by keywords.',
-        example: 'spending went over plan',
-      } as never),
-    limit: z
-      .number()
-      .int('must be an integer')
-      .min(1, 'must be between 1 and 50')
-      .max(50, 'must be between 1 and 50')
-      .default(10)
-      .openapi({ description: 'Most results returned (one per note).', example: 10 }),
-    from: bodyBound('from'),
-    to: bodyBound('to'),
-    tag: z.string().max(200, 'must be at most 200 characters').optional().openapi({
-      description: '(ext) Only notes with this exact tag (case-insensitive).',
-      example: 'weekly',
+/**
+ * The body of POST /v1/search. Deliberately not a named component: inline in the request body, openapi-typescript
+ * reads fields with a default as optional (in a shared component it makes them required, as for a response).
+ */
+export const SearchBody = z.strictObject({
+  query: z
+    .string()
+    .refine((v) => v.trim().length > 0, { message: 'must not be empty or only whitespace' })
+    .refine((v) => codePoints(v) <= 1000, { message: 'must be at most 1000 characters' })
+    .openapi({
+      type: 'string',
+      minLength: 1,
+      maxLength: 1000,
+      description: 'What to look for, in plain words; matched by meaning and by keywords.',
+      example: 'spending went over plan',
+    } as never),
+  limit: z
+    .number()
+    .int('must be an integer')
+    .min(1, 'must be between 1 and 50')
+    .max(50, 'must be between 1 and 50')
+    .default(10)
+    .openapi({ description: 'Most results returned (one per note).', example: 10 }),
+  from: bodyBound('from'),
+  to: bodyBound('to'),
+  tag: z.string().max(200, 'must be at most 200 characters').optional().openapi({
+    description: '(ext) Only notes with this exact tag (case-insensitive).',
+    example: 'weekly',
+  }),
+  min_relevance: z
+    .number()
+    .min(0, 'must be between 0 and 1')
+    .max(1, 'must be between 0 and 1')
+    .default(0.5)
+    .openapi({
+      description:
+        '(ext) Leave out results below this relevance. 0.5 is calibrated as the line between relevant and not.',
+      example: 0.5,
     }),
-    min_relevance: z
-      .number()
-      .min(0, 'must be between 0 and 1')
-      .max(1, 'must be between 0 and 1')
-      .default(0.5)
-      .openapi({
-        description:
-          '(ext) Leave out results below this relevance. 0.5 is calibrated as the line between relevant and not.',
-        example: 0.5,
-      }),
-  })
-  .openapi('SearchRequest');
+});
 
 export const SearchResultItem = z
   .object({

@@ -53,6 +53,7 @@ export function webhooksRoutes(deps: Deps) {
         method: 'post',
         path: '/',
         tags: ['Webhooks'],
+        operationId: 'createWebhook',
         summary: 'Create a webhook',
         description:
           'Subscribes an HTTPS URL to event types of the caller’s account and mode (a test key’s webhook receives ' +
@@ -86,6 +87,7 @@ export function webhooksRoutes(deps: Deps) {
         method: 'get',
         path: '/',
         tags: ['Webhooks'],
+        operationId: 'listWebhooks',
         summary: 'List webhooks',
         description:
           'Every webhook of the caller’s account and mode, oldest first; not paged (at most ' +
@@ -102,6 +104,7 @@ export function webhooksRoutes(deps: Deps) {
         method: 'get',
         path: '/{id}',
         tags: ['Webhooks'],
+        operationId: 'getWebhook',
         summary: 'Get a webhook (ext)',
         description: `One webhook (without its secret).`,
         request: { params: WebhookIdParam },
@@ -117,6 +120,7 @@ export function webhooksRoutes(deps: Deps) {
         method: 'patch',
         path: '/{id}',
         tags: ['Webhooks'],
+        operationId: 'updateWebhook',
         summary: 'Update a webhook (ext)',
         description:
           'Changes `url`, `events`, `active` or `secret` (`null` stops signing). `active: false` cancels the ' +
@@ -147,6 +151,7 @@ export function webhooksRoutes(deps: Deps) {
         method: 'delete',
         path: '/{id}',
         tags: ['Webhooks'],
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook',
         description: `Deletes the subscription; deliveries not yet sent are cancelled.`,
         request: { params: WebhookIdParam },
@@ -162,6 +167,7 @@ export function webhooksRoutes(deps: Deps) {
         method: 'get',
         path: '/{id}/deliveries',
         tags: ['Webhooks'],
+        operationId: 'listWebhookDeliveries',
         summary: 'List deliveries (ext)',
         description:
           'The delivery log, newest first: one delivery per event sent to this webhook, each with every attempt ' +
@@ -187,6 +193,7 @@ export function webhooksRoutes(deps: Deps) {
         method: 'post',
         path: '/{id}/deliveries/{delivery_id}/redeliver',
         tags: ['Webhooks'],
+        operationId: 'redeliverWebhookDelivery',
         summary: 'Redeliver an event (ext)',
         description:
           'Sends the delivery’s event again as a new delivery with its own retries; the event id ' +

@@ -36,14 +36,24 @@ interface TransformersModule {
   ): Promise<FeatureExtractor>;
 }
 
-/** `@huggingface/transformers` is optional: loaded only when this embedder is configured. */
+/** The opt-in package (not installed by default: it brings about 170 MB that the default setup never loads). */
+export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
+/** The one line that installs it (README, Search). */
+export const TRANSFORMERS_INSTALL = 'npm install --no-save @huggingface/transformers@4.3.1';
+
+/** `@huggingface/transformers` is opt-in: loaded only when this embedder is configured. */
 async function importTransformers(): Promise<TransformersModule> {
   try {
-    return (await import('@huggingface/transformers')) as unknown as TransformersModule;
-  } catch {
+    // A variable specifier: the package is not a dependency, so neither tsc nor the bundler should resolve it.
+    const specifier: string = TRANSFORMERS_PACKAGE;
+    return (await import(specifier)) as TransformersModule;
+  } catch (err) {
+    const missing = (err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND';
     throw new EmbedderError(
-      'EMBEDDER=transformers needs the optional package @huggingface/transformers: run ' +
-        '`ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface/transformers`, or set EMBEDDER=builtin.',
+      missing
+        ? `EMBEDDER=transformers needs the package ${TRANSFORMERS_PACKAGE}, which is not installed (it is opt-in). ` +
+            `Install it with \`${TRANSFORMERS_INSTALL}\`, or set EMBEDDER=builtin.`
+        : `EMBEDDER=transformers could not load ${TRANSFORMERS_PACKAGE}: ${(err as Error).message}`,
     );
   }
 }
