@@ -27,6 +27,7 @@ import {
   UpdateNoteResponse,
 } from './notes.schema.ts';
 import { createNote, deleteNote, getNote, listNotes, updateNote } from './notes.service.ts';
+import { speakersRoutes } from './speakers.routes.ts';
 
 /** The data space (account + mode) a key works in. */
 const spaceOf = (actor: Actor) => ({ accountId: actor.accountId, mode: actor.mode });
@@ -172,6 +173,9 @@ export function notesRoutes(deps: Deps) {
         200,
       ),
   );
+
+  // (ext) Sub-resources of a note, in files of their own.
+  app.route('/', speakersRoutes(deps));
 
   return app;
 }
