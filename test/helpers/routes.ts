@@ -270,6 +270,7 @@ export const API_MD_SCOPES: Record<string, Scope> = {
   'POST /v1/recordings': 'notes:write',
   'PATCH /v1/notes/{id}': 'notes:write',
   'DELETE /v1/notes/{id}': 'notes:write',
+  'PATCH /v1/notes/{id}/speakers': 'notes:write',
   'GET /v1/recordings': 'recordings:read',
   'GET /v1/recordings/{id}': 'recordings:read',
   'GET /v1/recordings/{id}/audio': 'recordings:read',

@@ -13,6 +13,11 @@ const SCOPED_CALLS = (noteId: string, itemId: string) =>
     ['get_transcript', { note_id: noteId }, 'notes:read'],
     ['list_highlights', { note_id: noteId }, 'notes:read'],
     ['update_note', { note_id: noteId, title: 'Renamed' }, 'notes:write'],
+    [
+      'rename_speakers',
+      { note_id: noteId, speakers: [{ label: 'Speaker 1', name: 'Maya Chen' }] },
+      'notes:write',
+    ],
     ['list_action_items', {}, 'actions:read'],
     ['update_action_item', { action_item_id: itemId, status: 'completed' }, 'actions:write'],
     ['list_webhooks', {}, 'webhooks:manage'],
@@ -108,6 +113,7 @@ for (const dialect of DIALECTS) {
             ['get_transcript', { note_id: noteId }],
             ['list_highlights', { note_id: noteId }],
             ['update_note', { note_id: noteId, title: 'Hijacked' }],
+            ['rename_speakers', { note_id: noteId, speakers: [{ label: 'Speaker 1', name: 'Hijacked' }] }],
             ['update_action_item', { action_item_id: itemId, text: 'Hijacked' }],
           ] as const) {
             await callFails(test, tool, args, 'resource_not_found');

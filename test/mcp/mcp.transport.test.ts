@@ -12,6 +12,7 @@ const TOOL_NAMES = [
   'get_note',
   'get_transcript',
   'update_note',
+  'rename_speakers',
   'list_highlights',
   'list_action_items',
   'update_action_item',

@@ -7,6 +7,7 @@ import {
   updateNoteTool,
 } from './tools/notes.tools.ts';
 import { searchNotesTool } from './tools/search.tools.ts';
+import { renameSpeakersTool } from './tools/speakers.tools.ts';
 import type { ToolDefinition } from './tools/tool.ts';
 import { listWebhooksTool } from './tools/webhooks.tools.ts';
 
@@ -17,6 +18,7 @@ export const MCP_TOOLS: readonly ToolDefinition[] = [
   getNoteTool,
   getTranscriptTool,
   updateNoteTool,
+  renameSpeakersTool,
   listHighlightsTool,
   listActionItemsTool,
   updateActionItemTool,

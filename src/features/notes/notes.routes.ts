@@ -24,6 +24,7 @@ import {
   UpdateNoteResponse,
 } from './notes.schema.ts';
 import { createNote, deleteNote, getNote, listNotes, updateNote } from './notes.service.ts';
+import { speakersRoutes } from './speakers.routes.ts';
 
 const json = <T>(schema: T, description: string, example?: unknown) => ({
   description,
@@ -154,6 +155,9 @@ export function notesRoutes(deps: Deps) {
     ),
     async (c) => c.json(await deleteNote(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
+
+  // (ext) Sub-resources of a note, in files of their own.
+  app.route('/', speakersRoutes(deps));
 
   return app;
 }
