@@ -124,7 +124,8 @@ const NOT_A_NAME = new Set(
 // Patterns that capture a name are case-sensitive (a name is capitalised), so they spell out both cases.
 const NAME = String.raw`(\p{Lu}[\p{L}'-]+(?:\s\p{Lu}[\p{L}'-]+)?)`;
 /** A role or name phrase: "Industrial Designer", "User Interf Interface Designer", "I_D_", "the PM". */
-const PHRASE = String.raw`((?:\p{Lu}[\p{L}_'-]*\s?){1,4})`;
+// One to four words, each after exactly one space: a word is never split into pieces (that was exponential).
+const PHRASE = String.raw`(\p{Lu}[\p{L}_'-]*(?:\s\p{Lu}[\p{L}_'-]*){0,3}\s?)`;
 const YOU_WILL = String.raw`(?:you(?:'re| are)\s+(?:going to|gonna)|you(?:'ll| will)(?:\s+(?:need|have) to)?|you\s+(?:need|have|ought) to|you\s+(?:should|must|can|could)|you)`;
 const ASK = String.raw`(?:[Cc]an|[Cc]ould|[Ww]ould|[Ww]ill)\s+you`;
 
@@ -471,7 +472,7 @@ function matchClause(
   }
 
   // "I will tr getting information, I'll try and forward it": the first promise that names work.
-  for (const self of [...text.matchAll(SELF), ...[LET_ME_GET_BACK.exec(text)].filter((m) => !!m)]) {
+  for (const self of [...firstMatches(text, SELF), ...[LET_ME_GET_BACK.exec(text)].filter((m) => !!m)]) {
     // "highlights that I can tell someone": a relative clause describes, it does not commit.
     if (RELATIVE_BEFORE.test(text.slice(0, self.index))) continue;
     const found = toMatch(self[1]!, speaker);
@@ -531,7 +532,7 @@ function matchClause(
     if (found) return [{ ...found, toYou: true }];
   }
   const roleFor: Match[] = [];
-  for (const m of text.matchAll(ROLE_FOR)) {
+  for (const m of firstMatches(text, ROLE_FOR)) {
     const [phrase, work] = m[1] !== undefined ? [m[1], m[2]!] : [m[3]!, m[4]!];
     if (!endsWithWork(work)) continue;
     const words = phrase.split(/\s+/);
@@ -569,17 +570,17 @@ function matchClause(
   const decide = DECIDE.exec(text);
   if (decide) return one(toMatch(`decide ${decide[1]}`, undefined));
   // "let's go with the round one, let's explore a two-piece": the first trigger that introduces a task.
-  for (const team of text.matchAll(TEAM)) {
+  for (const team of firstMatches(text, TEAM)) {
     const found = toMatch(team[1]!, undefined);
     if (found) return [found];
   }
-  for (const anyone of text.matchAll(ANYONE)) {
+  for (const anyone of firstMatches(text, ANYONE)) {
     const found = toMatch(anyone[1]!, undefined);
     if (found) return [found];
   }
   // "we'll write to you about …" is a follow-up whenever it is said; other plans only when said to be for later.
   const later = LATER.test(sentence.text);
-  for (const plan of text.matchAll(TEAM_WILL)) {
+  for (const plan of firstMatches(text, TEAM_WILL)) {
     if (!later && !FOLLOW_UP.test(plan[1]!)) continue;
     const found = toMatch(plan[1]!, undefined);
     if (found) return [found];
@@ -587,6 +588,20 @@ function matchClause(
   const imperative = IMPERATIVE.exec(text);
   if (imperative && IMPERATIVE_VERBS.test(imperative[1]!)) return one(toMatch(imperative[1]!, undefined));
   return [];
+}
+
+/**
+ * At most this many triggers of one kind are tried in a clause. Each looks at the rest of the clause, so trying
+ * every one of a long run ("I'll I'll I'll …") would take time quadratic in its length.
+ */
+const MAX_TRIGGERS = 20;
+
+function* firstMatches(text: string, pattern: RegExp): Generator<RegExpExecArray> {
+  let count = 0;
+  for (const m of text.matchAll(pattern)) {
+    yield m;
+    if (++count >= MAX_TRIGGERS) return;
+  }
 }
 
 /** A noun phrase for a piece of work: "the technical functions design", "the figures for the report" (not "the

@@ -71,7 +71,8 @@ export function cleanText(text: string): string {
       // "… control . Um , you will …": the filler opened a sentence, so the word after it does now.
       .replace(FILLER_OPENER, (_, end: string, first: string) => `${end} ${first.toUpperCase()}`)
       .replace(DISFLUENCY, '$1')
-      .replace(/\s+([,.!?;:])/g, '$1')
+      // Only from the start of a run of spaces: trying every start within a long run is quadratic.
+      .replace(/(?<!\s)\s+([,.!?;:])/g, '$1')
       .replace(/,(?:\s*,)+/g, ',')
       .replace(/\b(\w+)(?:\s+\1\b)+/gi, '$1')
       .replace(/\s+/g, ' ')
@@ -100,9 +101,12 @@ export function contentWords(words: string[]): string[] {
 export function splitText(text: string): string[] {
   const parts: string[] = [];
   let start = 0;
-  for (const match of text.matchAll(/[.!?]+["')\]]*\s+(?=["'([]?[\p{Lu}\p{N}])/gu)) {
+  // A match starts where a run of punctuation does (trying each mark of a long run is quadratic).
+  for (const match of text.matchAll(/(?<![.!?])[.!?]+["')\]]*\s+(?=["'([]?[\p{Lu}\p{N}])/gu)) {
     const end = match.index + match[0].length;
-    const lastWord = /([\p{L}.]+)[.!?]+["')\]]*\s+$/u.exec(text.slice(start, end))?.[1] ?? '';
+    // The word before the mark, looked for in the last few characters only: a longer one is no abbreviation.
+    const lastWord =
+      /([\p{L}.]+)[.!?]+["')\]]*\s+$/u.exec(text.slice(Math.max(start, match.index - 32), end))?.[1] ?? '';
     // "Dr. Smith" and single initials ("J. Smith") do not end a sentence.
     if (ABBREVIATIONS.has(lastWord.toLowerCase().replace(/\.$/, '')) || /^\p{Lu}$/u.test(lastWord)) continue;
     parts.push(text.slice(start, end).trim());

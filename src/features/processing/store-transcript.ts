@@ -37,7 +37,7 @@ export function transcriptContentType(input: TranscriptInput): string {
   if (input.transcript === undefined) return 'application/json';
   const text = input.transcript.replace(/^\uFEFF/, '');
   if (/^\s*WEBVTT/.test(text)) return 'text/vtt';
-  if (/^\s*\d+\s*\r?\n\s*\d{1,3}:\d{2}:\d{2}[,.]\d{1,3}\s*-->/.test(text)) return 'application/x-subrip';
+  if (/^\s*\d+[^\S\n]*\n\s*\d{1,3}:\d{2}:\d{2}[,.]\d{1,3}\s*-->/.test(text)) return 'application/x-subrip';
   return 'text/plain';
 }
 
