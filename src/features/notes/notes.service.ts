@@ -112,7 +112,7 @@ export async function createNote(
   input: CreateNoteInput,
   limits: { maxTranscriptBytes: number; jobMaxAttempts: number },
 ) {
-  const segments = segmentsOfInput(input, limits.maxTranscriptBytes);
+  const segments = await segmentsOfInput(input, limits.maxTranscriptBytes);
   const names = new Map((input.speakers ?? []).map((s) => [s.label, s.name]));
   const now = nowIso();
   const tags = input.tags ?? [];
