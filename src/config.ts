@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { RerankerSettings } from './features/search/reranker.ts';
@@ -70,7 +71,7 @@ export const ConfigSchema = z.object({
   WEBHOOKS_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(20),
   WORKER: booleanFlag.default(true),
   WORKER_POLL_MS: z.coerce.number().int().min(10).default(500),
-  JOB_LEASE_SECONDS: z.coerce.number().int().min(1).default(300),
+  JOB_LEASE_SECONDS: z.coerce.number().int().min(1).default(30),
   JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).default(5),
   MCP_ALLOWED_ORIGINS: origins.default([]),
@@ -85,6 +86,9 @@ export const ConfigSchema = z.object({
   TRANSCRIBE_API_KEY: z.string().optional(),
   TRANSCRIBE_MODEL: z.string().min(1).default('whisper-1'),
   TRANSCRIBE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
+  // Worker threads for transcript parsing, analysis and chunking; 0: one fewer than the CPU cores (at least 1).
+  PROCESSING_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  ANALYSIS_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
   ANALYZER: z.enum(['builtin', 'openai']).default('builtin'),
   ANALYZE_BASE_URL: httpUrl.default('https://api.openai.com/v1'),
   ANALYZE_API_KEY: z.string().optional(),
@@ -164,6 +168,8 @@ export type Config = {
   mcp: { allowedOrigins: string[] };
   /** Largest accepted audio upload (POST /v1/recordings, multipart). */
   maxUploadBytes: number;
+  /** The worker threads that parse, analyze and chunk transcripts off the event loop (processing-pool.ts). */
+  processing: ProcessingSettings;
   /** Speech to text; `none` stores audio and fails its note with a reason saying so. */
   transcription: { provider: 'none' } | ({ provider: 'openai' } & OpenAiEndpoint);
   /** Summary, title, action items and highlights; `openai` falls back to `builtin` on bad output. */
@@ -183,6 +189,13 @@ export type Config = {
   /** How long outbox events, finished deliveries (with their attempt log) and idempotency keys are kept. */
   retention: { eventsMs: number; deliveriesMs: number; idempotencyMs: number };
 };
+
+export interface ProcessingSettings {
+  /** Threads of the pool. */
+  threads: number;
+  /** Wall-clock budget of one note's analysis and chunking: a thread over it is stopped, the attempt fails. */
+  timeoutMs: number;
+}
 
 /** Any OpenAI-compatible HTTP API (OpenAI, Groq, Ollama, vLLM, whisper servers). */
 export interface OpenAiEndpoint {
@@ -254,6 +267,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     mcp: { allowedOrigins: e.MCP_ALLOWED_ORIGINS },
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    processing: {
+      threads: e.PROCESSING_THREADS || Math.max(1, availableParallelism() - 1),
+      timeoutMs: e.ANALYSIS_TIMEOUT_MS,
+    },
     transcription:
       e.TRANSCRIBER === 'openai'
         ? {

@@ -12,6 +12,7 @@ import { openDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { bootstrapOwner, type FirstStart } from './features/accounts/bootstrap-owner.ts';
+import { closeProcessingPool, configureProcessingPool } from './features/processing/pool/processing-pool.ts';
 import { prepareSearchInBackground, type SearchPreparation } from './features/search/search-engine.ts';
 import { setupUrl } from './features/users/users.service.ts';
 import { createLogger } from './lib/logger.ts';
@@ -66,6 +67,7 @@ export interface StartServerOptions {
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const database = openDatabase(config.database);
+  configureProcessingPool(config.processing);
   let worker: BackgroundWorkers | undefined;
   let server: HttpServer | undefined;
   let search: SearchPreparation | undefined;
@@ -124,6 +126,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         clearTimeout(drain);
         search?.stop();
         await worker?.stop();
+        await closeProcessingPool();
         await database.close();
         logger.info('minutes stopped');
       })();

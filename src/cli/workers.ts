@@ -13,10 +13,12 @@ export interface BackgroundWorkers {
  * `worker`, so an API-only node never loads the processing and delivery code.
  */
 export async function startBackgroundWorkers(deps: Deps): Promise<BackgroundWorkers> {
-  const [{ startWorker }, { startWebhookWorker }] = await Promise.all([
+  const [{ startWorker }, { startWebhookWorker }, { configureProcessingPool }] = await Promise.all([
     import('../jobs/worker.ts'),
     import('../features/webhooks/webhook-worker.ts'),
+    import('../features/processing/pool/processing-pool.ts'),
   ]);
+  configureProcessingPool(deps.config.processing);
   const jobs = startWorker(deps);
   const webhooks = startWebhookWorker(deps);
   return {

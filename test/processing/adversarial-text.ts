@@ -12,7 +12,7 @@ import {
   tokenize,
   truncateText,
 } from '../../src/features/processing/sentences.ts';
-import { segmentsOfInput, transcriptContentType } from '../../src/features/processing/store-transcript.ts';
+import { transcriptContentType } from '../../src/features/processing/store-transcript.ts';
 import { scoreSentences, summarizeTranscript } from '../../src/features/processing/summarize.ts';
 import { chunkNote, splitLongText } from '../../src/features/search/chunk-note.ts';
 import { analyzeQuery } from '../../src/features/search/query.ts';
@@ -30,11 +30,6 @@ export function runEveryStage(text: string, segments?: TranscriptSegment[]): voi
     parsed = segments ?? parseTranscript(text);
   } catch {
     parsed = [{ speaker: 'A', start_ms: 0, end_ms: 1, text }];
-  }
-  try {
-    segmentsOfInput({ transcript: text }, 10 * 1024 * 1024);
-  } catch {
-    // an empty transcript is refused: fine
   }
   transcriptContentType({ transcript: text });
   const speakers = [...new Set(parsed.map((s) => s.speaker))].map((label, i) => ({

@@ -112,7 +112,7 @@ export async function createNote(
   input: CreateNoteInput,
   options: { idempotency?: SaveIdempotentResponse | undefined } = {},
 ) {
-  const segments = segmentsOfInput(input, deps.config.maxTranscriptBytes);
+  const segments = await segmentsOfInput(input, deps.config.maxTranscriptBytes);
   const names = new Map((input.speakers ?? []).map((s) => [s.label, s.name]));
   const now = nowIso();
   const tags = input.tags ?? [];

@@ -14,6 +14,7 @@ import { type PreparedNoteIndex, prepareNoteIndex, writeNoteIndex } from '../sea
 import { getSearchEngine } from '../search/search-engine.ts';
 import { type AudioStorage, createAudioStorage } from '../storage/audio-storage.ts';
 import { failNote } from './fail-note.ts';
+import { ProcessingTimeoutError } from './pool/processing-pool.ts';
 import { processingRepo, type Space } from './processing.repo.ts';
 import { type Analyzer, builtinAnalyzer, createAnalyzer } from './providers/analyzer.ts';
 import { ProviderError } from './providers/provider-error.ts';
@@ -139,6 +140,10 @@ export async function processNote({
   }
   const speakers = await notesRepo.speakers(db, noteId);
   if (!segments.length) throw new ProcessingError('The note has no transcript to analyze.');
+  // The budget of the CPU work below (analysis and chunking, in processing threads): a thread still at it when
+  // the budget runs out is stopped, and this attempt fails with a reason the owner can read.
+  const budgetMs = deps.config.processing.timeoutMs;
+  const budget = AbortSignal.timeout(budgetMs);
   let analysis: Awaited<ReturnType<Analyzer['analyze']>>;
   try {
     analysis = await analyzer.analyze(
@@ -147,9 +152,10 @@ export async function processNote({
         speakers,
         createdAt: note.created_at,
       },
-      { logger, lastAttempt },
+      { logger, lastAttempt, signal: budget },
     );
   } catch (err) {
+    if (err instanceof ProcessingTimeoutError) throw overBudget(budgetMs);
     // Only errors that may pass reach here (the analyzer falls back otherwise): let the job retry.
     if (err instanceof ProviderError) throw new ProcessingError(err.message);
     throw err;
@@ -202,8 +208,10 @@ export async function processNote({
         highlights: sortedHighlights,
         actionItems,
       },
-      { withoutVectorsOnFailure: lastAttempt },
-    );
+      { withoutVectorsOnFailure: lastAttempt, signal: budget },
+    ).catch((err: unknown) => {
+      throw err instanceof ProcessingTimeoutError ? overBudget(budgetMs) : err;
+    });
     const outcome = await publish(index, round < RENAME_ROUNDS);
     if (outcome !== 'renamed') return outcome;
     const reread = await notesRepo.find(db, space, noteId);
@@ -249,6 +257,14 @@ export async function processNote({
         throw err;
       });
   }
+}
+
+/** The reason a note fails with when its analysis ran out of time on every attempt. */
+function overBudget(budgetMs: number): ProcessingError {
+  const limit = budgetMs % 1000 === 0 ? `${budgetMs / 1000} seconds` : `${budgetMs} ms`;
+  return new ProcessingError(
+    `Analysis was stopped because it took longer than the ${limit} allowed. The transcript may be too long or too unusual (for example one very long word or line) to analyze; a shorter or cleaned-up transcript can be submitted as a new note.`,
+  );
 }
 
 /** How often a publish is prepared again because the note was renamed meanwhile; the last one keeps what it has. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Db, Mode } from '../../db/schema.ts';
 import { AppError } from '../../lib/errors.ts';
-import { parseTranscript, type TranscriptSegment } from './parse-transcript.ts';
+import type { TranscriptSegment } from './parse-transcript.ts';
+import { parseTranscriptOffThread } from './pool/processing-pool.ts';
 
 /** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound parameters. */
 const INSERT_BATCH = 500;
@@ -12,15 +13,21 @@ export interface TranscriptInput {
   segments?: TranscriptSegment[];
 }
 
-/** The segments a transcript input stands for, with the API's checks (size → 413, end before start → 400). */
-export function segmentsOfInput(input: TranscriptInput, maxTranscriptBytes: number): TranscriptSegment[] {
+/**
+ * The segments a transcript input stands for, with the API's checks (size → 413, end before start → 400). A
+ * large transcript is parsed in a processing thread.
+ */
+export async function segmentsOfInput(
+  input: TranscriptInput,
+  maxTranscriptBytes: number,
+): Promise<TranscriptSegment[]> {
   if (input.transcript !== undefined) {
     if (Buffer.byteLength(input.transcript, 'utf8') > maxTranscriptBytes) {
       throw new AppError('payload_too_large', `transcript exceeds ${maxTranscriptBytes} bytes.`, {
         param: 'transcript',
       });
     }
-    return parseTranscript(input.transcript);
+    return parseTranscriptOffThread(input.transcript);
   }
   const segments = (input.segments ?? []).map((s) => ({ ...s, text: s.text.trim() }));
   const bad = segments.findIndex((s) => s.end_ms < s.start_ms);

@@ -1,4 +1,4 @@
-import { contentWords, type Sentence, tidySentence } from './sentences.ts';
+import { contentWords, type Sentence, tidySentence, truncateText } from './sentences.ts';
 
 /** A sentence with its salience: how densely it uses the words the whole transcript keeps coming back to. */
 export interface ScoredSentence extends Sentence {
@@ -90,10 +90,21 @@ export function summaryLength(sentenceCount: number): number {
  * transcripts get fewer sentences; a transcript of fragments only is summarised by its first words.
  */
 export function summarizeTranscript(sentences: readonly ScoredSentence[]): string {
-  let picked = pickSalient(sentences, summaryLength(sentences.length), isSummaryCandidate);
-  if (!picked.length) picked = pickSalient(sentences, MIN_SUMMARY_SENTENCES, (s) => s.words.length > 0);
+  const picked = pickSalient(sentences, summaryLength(sentences.length), isSummaryCandidate);
+  if (picked.length) return tidyInOrder(picked, Number.POSITIVE_INFINITY);
+  // Fragments only: a fragment can be a whole transcript without a full stop, so each is cut to a summary's size.
+  return tidyInOrder(
+    pickSalient(sentences, MIN_SUMMARY_SENTENCES, (s) => s.words.length > 0),
+    MAX_FRAGMENT_CHARS,
+  );
+}
+
+/** Longest fragment a summary of fragments quotes: about as long as the longest summary sentence. */
+const MAX_FRAGMENT_CHARS = 400;
+
+function tidyInOrder(picked: ScoredSentence[], maxChars: number): string {
   return picked
     .sort((a, b) => a.index - b.index)
-    .map((s) => tidySentence(s.text))
+    .map((s) => truncateText(tidySentence(s.text), maxChars))
     .join(' ');
 }

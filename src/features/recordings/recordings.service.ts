@@ -112,7 +112,7 @@ export async function createRecordingFromTranscript(
   limits: IngestLimits,
   source: { sha256?: string; idempotency?: SaveIdempotentResponse | undefined } = {},
 ): Promise<RecordingAccepted> {
-  const segments = segmentsOfInput(input, limits.maxTranscriptBytes);
+  const segments = await segmentsOfInput(input, limits.maxTranscriptBytes);
   const bytes = transcriptBytes(input);
   const createdAt = input.created_at ?? nowIso();
   const recording = recordingRow(actor, {

@@ -4,8 +4,9 @@ import type { Db } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { nowIso } from '../../lib/time.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
-import { chunkNote, type NoteContent } from './chunk-note.ts';
-import { isZero, normalize } from './embedders/embedder.ts';
+import { chunkOffThread } from '../processing/pool/processing-pool.ts';
+import type { NoteContent } from './chunk-note.ts';
+import { type Embedder, isZero, normalize } from './embedders/embedder.ts';
 import { type NewChunkRow, type Space, searchRepo } from './search.repo.ts';
 import { bytesToVector, vectorToBytes } from './search.tables.ts';
 import {
@@ -37,9 +38,9 @@ export async function prepareNoteIndex(
   engine: SearchEngine,
   noteId: string,
   content: NoteContent,
-  options: { withoutVectorsOnFailure?: boolean } = {},
+  options: { withoutVectorsOnFailure?: boolean; signal?: AbortSignal } = {},
 ): Promise<PreparedNoteIndex> {
-  const rows: NewChunkRow[] = chunkNote(content).map((c) => ({
+  const rows: NewChunkRow[] = (await chunkOffThread(content, options.signal)).map((c) => ({
     kind: c.kind,
     position: c.position,
     start_ms: c.startMs,
@@ -58,12 +59,10 @@ export async function prepareNoteIndex(
     const missing = rows.filter((r) => !reusable.has(r.text_hash));
     let vectors: Float32Array[] | undefined;
     try {
-      vectors = missing.length
-        ? await embedder.embed(
-            missing.map((r) => r.text),
-            'passage',
-          )
-        : [];
+      vectors = await embedInTurns(
+        embedder,
+        missing.map((r) => r.text),
+      );
     } catch (err) {
       if (!options.withoutVectorsOnFailure) throw err;
       deps.logger.warn(
@@ -80,6 +79,18 @@ export async function prepareNoteIndex(
     }
   }
   return { title: content.title, rows };
+}
+
+/** Chunks embedded per call: the builtin embedder computes on the event loop, so a long note lets requests in between. */
+const EMBED_BATCH = 64;
+
+async function embedInTurns(embedder: Embedder, texts: string[]): Promise<Float32Array[]> {
+  const out: Float32Array[] = [];
+  for (let i = 0; i < texts.length; i += EMBED_BATCH) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    out.push(...(await embedder.embed(texts.slice(i, i + EMBED_BATCH), 'passage')));
+  }
+  return out;
 }
 
 /**

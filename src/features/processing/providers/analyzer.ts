@@ -1,12 +1,15 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../../config.ts';
-import { type Analysis, type AnalysisInput, analyzeTranscript } from '../analyze-builtin.ts';
+import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
+import { analyzeOffThread } from '../pool/processing-pool.ts';
 import { createOpenAiAnalyzer } from './openai-analyzer.ts';
 
 export interface AnalyzeContext {
   logger: Logger;
   /** True on the job's last attempt: a provider that could retry must settle for its fallback instead. */
   lastAttempt: boolean;
+  /** The job's time budget: work still running when it aborts is stopped. */
+  signal?: AbortSignal;
 }
 
 /** Transcript → title, summary, action items and highlights. */
@@ -15,10 +18,10 @@ export interface Analyzer {
   analyze(input: AnalysisInput, ctx: AnalyzeContext): Promise<Analysis>;
 }
 
-/** The offline analyzer: deterministic, no network. */
+/** The offline analyzer: deterministic, no network; runs in a processing thread, never on the event loop. */
 export const builtinAnalyzer: Analyzer = {
   name: 'builtin',
-  analyze: async (input) => analyzeTranscript(input),
+  analyze: (input, ctx) => analyzeOffThread(input, ctx.signal),
 };
 
 /** The configured analyzer (ANALYZER=builtin|openai). */
