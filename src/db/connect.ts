@@ -16,7 +16,7 @@ export interface DatabaseHandle {
 // BIGINT / BIGSERIAL come back as numbers: every value we store fits in 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-/** Opens the configured database: a SQLite file (WAL, foreign keys on) or a PostgreSQL pool. */
+/** Opens the configured database: a SQLite file (WAL, foreign keys on, secure delete) or a PostgreSQL pool. */
 export function openDatabase(
   database: Config['database'],
   options: { poolSize?: number } = {},
@@ -34,6 +34,8 @@ export function openDatabase(
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
+  // Deleted content is overwritten with zeros, not left in free pages of the file (docs/decisions.md).
+  sqlite.pragma('secure_delete = ON');
   // vec0 tables for vector search; without the extension search falls back to exact cosine (and says so).
   loadVectorExtension(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
