@@ -28,7 +28,7 @@ export function openDatabase(
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
-  fs.mkdirSync(path.dirname(database.file), { recursive: true });
+  createPrivateFile(database.file);
   const sqlite = new SQLite(database.file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
@@ -40,6 +40,23 @@ export function openDatabase(
   loadVectorExtension(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * The database file readable by the service's user only (0600, in a 0700 folder when it creates the folder):
+ * notes are private. SQLite gives `-wal` and `-shm` the database file's permissions; files of an older start
+ * that were world-readable are narrowed too.
+ */
+function createPrivateFile(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if ((fs.statSync(f).mode & 0o077) !== 0) fs.chmodSync(f, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 512;
