@@ -18,7 +18,7 @@ import {
   findRecordingByContent,
 } from '../features/recordings/recordings.service.ts';
 import { createAudioStorage } from '../features/storage/audio-storage.ts';
-import { createTempPath, removeTempFile } from '../features/storage/temp-files.ts';
+import { createTempPath, PRIVATE_FILE_MODE, removeTempFile } from '../features/storage/temp-files.ts';
 import { zodIssueToError } from '../http/validation.ts';
 import { runDueJobs } from '../jobs/worker.ts';
 import { AppError } from '../lib/errors.ts';
@@ -203,7 +203,10 @@ async function importOne(
     // Copied under DATA_DIR, from where storage moves it: the original stays where it is.
     const temp = await createTempPath(ctx.config.dataDir);
     try {
-      await pipeline(fs.createReadStream(file), fs.createWriteStream(temp, { flags: 'wx', flush: true }));
+      await pipeline(
+        fs.createReadStream(file),
+        fs.createWriteStream(temp, { flags: 'wx', flush: true, mode: PRIVATE_FILE_MODE }),
+      );
       const accepted = await createRecordingFromAudio(
         ctx.db,
         storage,

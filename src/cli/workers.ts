@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.ts';
 
-/** The background work of one process: note processing jobs and webhook deliveries. */
+/** The background work of one process: note processing jobs, webhook deliveries and the retention sweep. */
 export interface BackgroundWorkers {
   /** Looks for work now (call after enqueueing a job or writing an event). */
   wake(): void;
@@ -13,21 +13,24 @@ export interface BackgroundWorkers {
  * `worker`, so an API-only node never loads the processing and delivery code.
  */
 export async function startBackgroundWorkers(deps: Deps): Promise<BackgroundWorkers> {
-  const [{ startWorker }, { startWebhookWorker }, { configureProcessingPool }] = await Promise.all([
-    import('../jobs/worker.ts'),
-    import('../features/webhooks/webhook-worker.ts'),
-    import('../features/processing/pool/processing-pool.ts'),
-  ]);
+  const [{ startWorker }, { startWebhookWorker }, { configureProcessingPool }, { startRetentionSweeper }] =
+    await Promise.all([
+      import('../jobs/worker.ts'),
+      import('../features/webhooks/webhook-worker.ts'),
+      import('../features/processing/pool/processing-pool.ts'),
+      import('../features/retention/retention-sweeper.ts'),
+    ]);
   configureProcessingPool(deps.config.processing);
   const jobs = startWorker(deps);
   const webhooks = startWebhookWorker(deps);
+  const retention = startRetentionSweeper(deps);
   return {
     wake() {
       jobs.wake();
       webhooks.wake();
     },
     async stop() {
-      await Promise.all([jobs.stop(), webhooks.stop()]);
+      await Promise.all([jobs.stop(), webhooks.stop(), retention.stop()]);
     },
   };
 }

@@ -16,7 +16,7 @@ export interface DatabaseHandle {
 // BIGINT / BIGSERIAL come back as numbers: every value we store fits in 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-/** Opens the configured database: a SQLite file (WAL, foreign keys on) or a PostgreSQL pool. */
+/** Opens the configured database: a SQLite file (WAL, foreign keys on, secure delete) or a PostgreSQL pool. */
 export function openDatabase(
   database: Config['database'],
   options: { poolSize?: number } = {},
@@ -28,16 +28,35 @@ export function openDatabase(
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
-  fs.mkdirSync(path.dirname(database.file), { recursive: true });
+  createPrivateFile(database.file);
   const sqlite = new SQLite(database.file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
+  // Deleted content is overwritten with zeros, not left in free pages of the file (docs/decisions.md).
+  sqlite.pragma('secure_delete = ON');
   // vec0 tables for vector search; without the extension search falls back to exact cosine (and says so).
   loadVectorExtension(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * The database file readable by the service's user only (0600, in a 0700 folder when it creates the folder):
+ * notes are private. SQLite gives `-wal` and `-shm` the database file's permissions; files of an older start
+ * that were world-readable are narrowed too.
+ */
+function createPrivateFile(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if ((fs.statSync(f).mode & 0o077) !== 0) fs.chmodSync(f, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 512;

@@ -110,12 +110,16 @@ export const IdempotencyHeaders = z.object({
     .optional()
     .openapi({
       param: { name: 'idempotency-key', in: 'header' },
-      description: 'Replays return the first response; 1–255 printable ASCII characters; kept 24 h.',
+      description:
+        'Replays return the first response; 1–255 printable ASCII characters; kept 24 h (RETENTION_IDEMPOTENCY_HOURS).',
       example: 'c0ffee-2026-11-23-001',
     }),
 });
 
 export const idempotencyErrors = {
+  404: errorResponse(
+    'A replay of an Idempotency-Key whose note has since been deleted: its stored response is gone with it.',
+  ),
   409: errorResponse('A request with this Idempotency-Key is still running.'),
   422: errorResponse('This Idempotency-Key was used with a different request.'),
 } as const;

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -5,7 +6,8 @@ import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
-import { filesUnder, tempDataDir } from './helpers.ts';
+import { wavFile } from './audio-fixtures.ts';
+import { filesUnder, tempDataDir, upload } from './helpers.ts';
 
 const BOUNDARY = 'streamsafety';
 
@@ -116,6 +118,18 @@ for (const dialect of DIALECTS) {
         .where('account_id', '=', t.accountId)
         .execute();
       expect(notes).toEqual([]);
+    });
+
+    it.skipIf(process.platform === 'win32')('a stored upload is 0600 in 0700 folders', async () => {
+      const t = await h.tenant();
+      const res = await upload(h, { key: t.liveKey, file: { bytes: wavFile(1), filename: 'private.wav' } });
+      expect(res.status).toBe(202);
+      const dir = path.join(dataDir, 'audio', 'live', t.accountId);
+      const [file] = filesUnder(dir);
+      expect((fs.statSync(path.join(dir, file!)).mode & 0o777).toString(8)).toBe('600');
+      for (const d of [dir, path.dirname(dir), path.join(dataDir, 'audio'), path.join(dataDir, 'tmp')]) {
+        expect((fs.statSync(d).mode & 0o777).toString(8), d).toBe('700');
+      }
     });
 
     it('a multipart body that ends without its closing boundary is a 400', async () => {

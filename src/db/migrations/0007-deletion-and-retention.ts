@@ -7,6 +7,8 @@ import type { Migration } from '../migrate.ts';
  * - `idempotency_keys.resource_id`: the object a stored response describes (note, recording, webhook), so
  *   deleting it redacts the stored response that would otherwise replay it.
  * - Indexes on the timestamps the retention sweep purges by.
+ * - SQLite: the FTS5 indexes overwrite deleted entries instead of leaving them in old segments until a merge
+ *   ('secure-delete', SQLite 3.44+), as `PRAGMA secure_delete` does for table pages (docs/decisions.md).
  */
 export const deletionAndRetention: Migration = {
   version: 7,
@@ -24,5 +26,11 @@ export const deletionAndRetention: Migration = {
     'CREATE INDEX idempotency_keys_resource ON idempotency_keys (resource_id) WHERE resource_id IS NOT NULL',
     'CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)',
     "CREATE INDEX deliveries_completed ON deliveries (completed_at) WHERE status <> 'pending'",
+    ...(pg
+      ? []
+      : [
+          "INSERT INTO notes_fts (notes_fts, rank) VALUES ('secure-delete', 1)",
+          "INSERT INTO search_chunks_fts (search_chunks_fts, rank) VALUES ('secure-delete', 1)",
+        ]),
   ],
 };

@@ -60,3 +60,36 @@ export function noteIdOf(type: EventType, data: unknown): string | null {
   const id = type.startsWith('note.') ? fields.id : fields.note_id;
   return typeof id === 'string' && id !== '' ? id : null;
 }
+
+/**
+ * Replaces the payloads of a deleted note's events by their ids: `data` keeps `id` (and `note_id`) and says
+ * `deleted: true`; no title, transcript, summary, action item text or tag remains. A redelivery then sends
+ * the ids only. Call it in the transaction that deletes the note. Returns the events, for the deliveries.
+ */
+export async function redactNoteEvents(db: Db, noteId: string): Promise<{ id: string; seq: number }[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['id', 'seq', 'type', 'payload'])
+    .where('note_id', '=', noteId)
+    .execute();
+  for (const row of rows) {
+    const body = JSON.parse(row.payload) as EventBody;
+    const data = (body.data ?? {}) as { id?: unknown; note_id?: unknown };
+    const redacted: EventBody = {
+      id: body.id,
+      type: body.type,
+      created_at: body.created_at,
+      data: {
+        ...(typeof data.id === 'string' ? { id: data.id } : {}),
+        ...(typeof data.note_id === 'string' ? { note_id: data.note_id } : {}),
+        deleted: true,
+      },
+    };
+    await db
+      .updateTable('events')
+      .set({ payload: JSON.stringify(redacted) })
+      .where('id', '=', row.id)
+      .execute();
+  }
+  return rows.map((r) => ({ id: r.id, seq: Number(r.seq) }));
+}

@@ -4,13 +4,14 @@ import { notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
-import { recordEvent } from '../events/events.ts';
-import type { SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
+import { recordEvent, redactNoteEvents } from '../events/events.ts';
+import { redactResponsesOf, type SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
 import type { TranscriptSegment } from '../processing/parse-transcript.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
 import { insertTranscript, segmentsOfInput } from '../processing/store-transcript.ts';
 import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
 import { createAudioStorage, deleteAudioFiles } from '../storage/audio-storage.ts';
+import { cancelDeliveriesOfEvents } from '../webhooks/delivery/cancel-note-deliveries.ts';
 import { notesRepo, type Space } from './notes.repo.ts';
 import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
 import { renderTranscript, toNoteDetail, toNoteListItem } from './notes.view.ts';
@@ -83,9 +84,11 @@ export async function updateNote(
 }
 
 /**
- * Permanently deletes the note and everything it owns (recording, items, highlights, speakers, search index
- * entries) in one transaction, then the recording's audio file: after the commit, as a rolled-back delete
- * cannot restore a file. Every caller (REST, MCP, CLI) gets all of it.
+ * Permanently deletes the note and every copy of its content, in one transaction: its rows (recording, items,
+ * highlights, speakers, transcript), its search index entries, its outbox events (payloads cut to ids; their
+ * deliveries not yet sent cancelled) and stored Idempotency-Key answers (replays answer 404). Then the
+ * recording's audio file: after the commit, as a rolled-back delete cannot restore a file. Every caller
+ * (REST, MCP, CLI) gets all of it. See docs/decisions.md on what remains (free pages, delivery logs).
  */
 export async function deleteNote(deps: Deps, actor: Actor, id: string) {
   const audioKeys = await deps.db.transaction().execute(async (trx) => {
@@ -94,6 +97,8 @@ export async function deleteNote(deps: Deps, actor: Actor, id: string) {
     // A queued processing job finds the note gone and ends; nothing else refers to it.
     const keys = await notesRepo.deleteRecordings(trx, id);
     await removeNoteFromIndex(deps, space(actor), id, trx);
+    await cancelDeliveriesOfEvents(trx, await redactNoteEvents(trx, id));
+    await redactResponsesOf(trx, [id]);
     await notesRepo.delete(trx, id);
     return keys;
   });

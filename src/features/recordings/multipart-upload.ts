@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { AppError } from '../../lib/errors.ts';
-import { createTempPath, removeTempFile } from '../storage/temp-files.ts';
+import { createTempPath, PRIVATE_FILE_MODE, removeTempFile } from '../storage/temp-files.ts';
 
 /** The audio part of an upload, already on disk. */
 export interface UploadedFile {
@@ -141,7 +141,7 @@ export async function receiveMultipart(
             },
           }),
           // flush: the file is on disk before its recording row can commit.
-          fs.createWriteStream(tempPath, { flags: 'wx', flush: true }),
+          fs.createWriteStream(tempPath, { flags: 'wx', flush: true, mode: PRIVATE_FILE_MODE }),
         );
         if ((stream as { truncated?: boolean }).truncated) throw uploadTooLarge(options.maxFileBytes);
         file = {

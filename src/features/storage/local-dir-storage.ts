@@ -15,7 +15,8 @@ export function createLocalDirStorage(dataDir: string): AudioStorage {
   return {
     async put(key, localPath) {
       const target = fileOf(key);
-      await fsp.mkdir(path.dirname(target), { recursive: true });
+      // Audio is private: folders 0700, files 0600 (a temp file is created 0600 already; a copy is narrowed).
+      await fsp.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
       try {
         // Temp files live under DATA_DIR too, so this is a rename on one file system: atomic, no copy.
         await fsp.rename(localPath, target);
@@ -24,6 +25,7 @@ export function createLocalDirStorage(dataDir: string): AudioStorage {
         // DATA_DIR/tmp on another mount: copy beside the target, then rename into place.
         const partial = `${target}.partial`;
         await fsp.copyFile(localPath, partial);
+        await fsp.chmod(partial, 0o600);
         await fsp.rename(partial, target);
         await fsp.rm(localPath, { force: true });
       }

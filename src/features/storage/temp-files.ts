@@ -13,13 +13,16 @@ export function tempDirOf(dataDir: string): string {
   return path.join(dataDir, 'tmp');
 }
 
+/** Upload temp files are private to the service's user, as the audio they become (create them with this). */
+export const PRIVATE_FILE_MODE = 0o600;
+
 /**
- * A fresh path for an upload in progress. The first call per directory and process also removes stale
+ * A fresh path for an upload in progress (a folder of mode 0700). The first call per directory and process also removes stale
  * temp files left by a crashed process (in the background; failures to sweep are harmless).
  */
 export async function createTempPath(dataDir: string): Promise<string> {
   const dir = tempDirOf(dataDir);
-  await fsp.mkdir(dir, { recursive: true });
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   if (!swept.has(dir)) {
     swept.add(dir);
     sweepStale(dir).catch(() => {});

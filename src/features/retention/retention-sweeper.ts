@@ -1,0 +1,49 @@
+import type { Deps } from '../../deps.ts';
+import { purgeExpired } from './purge-expired.ts';
+
+/** How often a worker process purges expired copies; the first pass runs shortly after start. */
+const SWEEP_EVERY_MS = 3_600_000;
+const FIRST_SWEEP_MS = 30_000;
+
+export interface RetentionSweeper {
+  /** Stops the timer; resolves once a pass in progress has finished. */
+  stop(): Promise<void>;
+}
+
+/** Runs purgeExpired every hour in the background; a failed pass is logged and retried at the next. */
+export function startRetentionSweeper(
+  deps: Deps,
+  options: { everyMs?: number; firstMs?: number } = {},
+): RetentionSweeper {
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const pass = async () => {
+    try {
+      const counts = await purgeExpired(deps.db, deps.config.retention);
+      if (counts.events || counts.deliveries || counts.idempotencyKeys) {
+        deps.logger.info(counts, 'retention: purged expired events, deliveries and idempotency keys');
+      }
+    } catch (err) {
+      deps.logger.warn({ err }, 'retention: purge failed; retrying at the next pass');
+    }
+  };
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = pass().finally(() => {
+        running = undefined;
+        schedule(options.everyMs ?? SWEEP_EVERY_MS);
+      });
+    }, ms);
+    timer.unref();
+  };
+  schedule(options.firstMs ?? FIRST_SWEEP_MS);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
