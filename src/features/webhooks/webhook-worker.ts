@@ -11,6 +11,7 @@ import {
   type DeliveryTarget,
   deliveriesRepo,
   type Outcome,
+  spaceKey,
 } from './delivery/deliveries.repo.ts';
 import { type AttemptResult, executeDelivery } from './delivery/execute-delivery.ts';
 import { fanOutSome } from './delivery/fan-out-events.ts';
@@ -66,8 +67,9 @@ function createRuntime(deps: Deps, workerId: string, agents?: OutboundAgents): R
     }),
     agents: agents ?? createOutboundAgents(webhookDelivery.concurrency),
     lookup: createCachingLookup(),
-    // An attempt ends within its timeout; a lease shorter than that would hand live attempts to other workers.
-    leaseMs: Math.max(webhookDelivery.leaseSeconds * 1000, webhookDelivery.timeoutMs + 1000),
+    // Renewed every third of it while the attempt runs (pump): short, so a killed worker's claims are taken
+    // over soon, whatever the attempt timeout.
+    leaseMs: webhookDelivery.leaseSeconds * 1000,
     maxAttempts: maxAttempts(webhooks.retryScheduleSeconds),
     logger: deps.logger.child({ component: 'webhooks', worker_id: workerId }),
   };
@@ -150,6 +152,17 @@ async function pump(rt: Runtime, signals: Signals, signal?: AbortSignal): Promis
   const finished: (Finished & { at: number })[] = [];
   const cycles = new Set<Promise<unknown>>();
   let inflight = 0;
+  // Attempts in flight per account and mode (spaceKey): a claim gives each space at most its cap.
+  const busy = new Map<string, number>();
+  const perSpace = { cap: deps.config.webhookDelivery.concurrencyPerAccount, busy };
+  const occupy = (space: string, delta: number) => {
+    const n = (busy.get(space) ?? 0) + delta;
+    if (n > 0) busy.set(space, n);
+    else busy.delete(space);
+  };
+  // Leases this pass holds (claimed, outcome not recorded yet): renewed every third of the lease.
+  const held = new Set<string>();
+  const renewals = startLeaseRenewal(rt, held);
   // Slots promised to the claims of cycles in flight.
   let reserved = 0;
   let attempts = 0;
@@ -180,17 +193,26 @@ async function pump(rt: Runtime, signals: Signals, signal?: AbortSignal): Promis
       .cycle(deps.db, deps.dialect, {
         workerId: rt.workerId,
         outcomes: batch.map((f) => f.outcome),
-        claim: free > 0 ? { now: toIso(now), lockedUntil: toIso(now + rt.leaseMs), limit: free } : null,
+        claim:
+          free > 0 ? { now: toIso(now), lockedUntil: toIso(now + rt.leaseMs), limit: free, perSpace } : null,
       })
       .then(
         (result) => {
-          for (const f of batch) f.recorded(result.held.has(f.outcome.lease.id));
+          for (const f of batch) {
+            held.delete(f.outcome.lease.id);
+            f.recorded(result.held.has(f.outcome.lease.id));
+          }
           for (const row of result.claimed.rows) {
             inflight++;
             attempts++;
+            held.add(row.id);
+            const space = spaceKey(row.account_id, row.mode);
+            occupy(space, 1);
             void attemptDelivery(rt, row, result.claimed.targets.get(row.id)).then((f) => {
               if (f) finished.push({ ...f, at: Date.now() });
+              else held.delete(row.id);
               inflight--;
+              occupy(space, -1);
               signals.attemptDone();
             });
           }
@@ -273,14 +295,45 @@ async function pump(rt: Runtime, signals: Signals, signal?: AbortSignal): Promis
       else if (++retries >= 3) {
         // Unrecorded outcomes: their leases run out and the deliveries are sent again (at-least-once).
         rt.logger.error({ err: error, outcomes: finished.length }, 'could not record webhook attempts');
-        finished.splice(0);
+        for (const f of finished.splice(0)) held.delete(f.outcome.lease.id);
       } else await new Promise((resolve) => setTimeout(resolve, 100 * retries));
       continue;
     }
     if (inflight > 0) await signals.waitProgress();
   }
+  await renewals.stop();
   if (failure) throw failure.error;
   return attempts;
+}
+
+/**
+ * Keeps the leases of a pass's claimed deliveries alive: every third of the lease, one UPDATE moves their
+ * `locked_until` forward (only rows this worker still holds). So leases can be short (WEBHOOKS_LEASE_SECONDS,
+ * default 15 s) and a killed worker's deliveries are taken over within about one lease, while a slow attempt
+ * (up to WEBHOOKS_TIMEOUT_MS) keeps its lease. A failed renewal is logged; the lease may then run out and the
+ * delivery be sent again by another worker (at-least-once).
+ */
+function startLeaseRenewal(rt: Runtime, held: ReadonlySet<string>): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  const renew = () => {
+    if (running || held.size === 0) return;
+    const ids = [...held];
+    const now = Date.now();
+    running = deliveriesRepo
+      .renewLeases(rt.deps.db, { workerId: rt.workerId, ids, lockedUntil: toIso(now + rt.leaseMs) })
+      .catch((error: unknown) => rt.logger.warn({ err: error }, 'could not renew webhook delivery leases'))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(renew, Math.max(100, Math.floor(rt.leaseMs / 3)));
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 /**

@@ -57,12 +57,123 @@ const ASYNC_COMMIT = sql<boolean>`(set_config('synchronous_commit', 'off', true)
  */
 const PENDING = sql.lit('pending' as const);
 
-/** The claim statement of deliveriesRepo.claim. */
-function claimDue(
-  db: Db,
-  dialect: Dialect,
-  claim: { workerId: string; now: string; lockedUntil: string; limit: number },
-) {
+/** What a claim takes: up to `limit` due deliveries, fairly across accounts. */
+export interface ClaimRequest {
+  workerId: string;
+  now: string;
+  lockedUntil: string;
+  limit: number;
+  /**
+   * At most `cap` attempts of one account and mode in flight in this worker, counting the `busy` ones it already
+   * has (keyed by spaceKey). Without it, no cap (still round robin).
+   */
+  perSpace?: { cap: number; busy: ReadonlyMap<string, number> };
+}
+
+/** The key of an account's data space (account and mode) in ClaimRequest.perSpace.busy. */
+export const spaceKey = (accountId: string, mode: string) => `${accountId}/${mode}`;
+
+const MODES = ['live', 'test'] as const;
+
+/** How many deliveries of a space one claim may take. */
+function roomOf(claim: ClaimRequest, accountId: string, mode: string): number {
+  if (!claim.perSpace) return claim.limit;
+  const busy = claim.perSpace.busy.get(spaceKey(accountId, mode)) ?? 0;
+  return Math.max(0, Math.min(claim.limit, claim.perSpace.cap - busy));
+}
+
+/**
+ * The accounts that have pending deliveries, by a skip scan of `deliveries_space_due` (one index seek per
+ * account, whatever the size of an account's backlog).
+ */
+const ACCOUNTS_WITH_PENDING = sql`WITH RECURSIVE a(account_id) AS (
+    SELECT (SELECT account_id FROM deliveries WHERE status = 'pending' ORDER BY account_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT d.account_id FROM deliveries d WHERE d.status = 'pending' AND d.account_id > a.account_id
+      ORDER BY d.account_id LIMIT 1)
+    FROM a WHERE a.account_id IS NOT NULL
+  )`;
+
+/**
+ * A delivery `d` is due: pending, its time has come, not leased (or its lease expired: the worker died), and no
+ * earlier delivery of the same webhook and note still pending (events of one note go out in order).
+ */
+const isDue = (now: string) => sql`d.status = 'pending' AND d.next_attempt_at <= ${now}
+  AND (d.locked_until IS NULL OR d.locked_until < ${now})
+  AND NOT EXISTS (SELECT 1 FROM deliveries p WHERE p.webhook_id = d.webhook_id AND p.order_key = d.order_key
+    AND p.status = 'pending' AND p.event_seq < d.event_seq)`;
+
+/**
+ * SQLite: the ids to claim, round robin across accounts and modes: the first due delivery of every space (oldest
+ * first), then the second of each, and so on, each space up to its room. One small query per space with pending
+ * deliveries, in process (no round trips).
+ */
+async function fairDueIdsSqlite(db: Db, claim: ClaimRequest): Promise<string[]> {
+  const accounts = await sql<{ account_id: string }>`${ACCOUNTS_WITH_PENDING}
+    SELECT account_id FROM a WHERE account_id IS NOT NULL`.execute(db);
+  const picked: { id: string; rank: number; at: string; seq: number }[] = [];
+  for (const { account_id } of accounts.rows) {
+    for (const mode of MODES) {
+      const room = roomOf(claim, account_id, mode);
+      if (room <= 0) continue;
+      const rows = await sql<{ id: string; next_attempt_at: string; event_seq: number }>`
+        SELECT d.id, d.next_attempt_at, d.event_seq FROM deliveries d
+        WHERE d.account_id = ${account_id} AND d.mode = ${mode} AND ${isDue(claim.now)}
+        ORDER BY d.next_attempt_at, d.event_seq LIMIT ${room}`.execute(db);
+      for (const [rank, r] of rows.rows.entries())
+        picked.push({ id: r.id, rank, at: r.next_attempt_at, seq: Number(r.event_seq) });
+    }
+  }
+  picked.sort((a, b) => a.rank - b.rank || (a.at < b.at ? -1 : a.at > b.at ? 1 : a.seq - b.seq));
+  return picked.slice(0, claim.limit).map((p) => p.id);
+}
+
+/**
+ * PostgreSQL: the same choice in one statement. Each space's due deliveries are locked with SKIP LOCKED (rows
+ * other workers are claiming are passed over) in a LATERAL subquery limited to the space's room; the outer query
+ * ranks them round robin.
+ */
+function fairDueIdsPostgres(claim: ClaimRequest) {
+  const busy = [...(claim.perSpace?.busy ?? new Map<string, number>())].filter(([, n]) => n > 0);
+  const busyRows = sql.join(
+    [['', '', 0] as const, ...busy.map(([key, n]) => [...splitSpaceKey(key), n] as const)].map(
+      ([account, mode, n]) => sql`(CAST(${account} AS TEXT), CAST(${mode} AS TEXT), CAST(${n} AS INTEGER))`,
+    ),
+  );
+  const cap = claim.perSpace?.cap ?? claim.limit;
+  return sql`ARRAY(${ACCOUNTS_WITH_PENDING},
+    busy(account_id, mode, n) AS (VALUES ${busyRows}),
+    s AS (
+      SELECT a.account_id, m.mode, LEAST(${claim.limit}::int, GREATEST(0, ${cap}::int - COALESCE(
+        (SELECT SUM(b.n) FROM busy b WHERE b.account_id = a.account_id AND b.mode = m.mode), 0)::int)) AS room
+      FROM a CROSS JOIN (VALUES ('live'), ('test')) AS m(mode)
+      WHERE a.account_id IS NOT NULL
+    ),
+    picked AS (
+      SELECT x.id, x.next_attempt_at, x.event_seq,
+        row_number() OVER (PARTITION BY s.account_id, s.mode ORDER BY x.next_attempt_at, x.event_seq) AS rn
+      FROM s CROSS JOIN LATERAL (
+        SELECT d.id, d.next_attempt_at, d.event_seq FROM deliveries d
+        WHERE d.account_id = s.account_id AND d.mode = s.mode AND ${isDue(claim.now)}
+        ORDER BY d.next_attempt_at, d.event_seq
+        LIMIT s.room
+        FOR UPDATE OF d SKIP LOCKED
+      ) x
+      WHERE s.room > 0
+    )
+    SELECT id FROM picked ORDER BY rn, next_attempt_at, event_seq LIMIT ${claim.limit})`;
+}
+
+function splitSpaceKey(key: string): [string, string] {
+  const at = key.lastIndexOf('/');
+  return [key.slice(0, at), key.slice(at + 1)];
+}
+
+/**
+ * The claim statement of deliveriesRepo.claim: takes the chosen deliveries (fairDueIds*), counts the attempt and
+ * sets the lease. SQLite is given the ids; PostgreSQL chooses them in the same statement.
+ */
+function claimDue(db: Db, dialect: Dialect, claim: ClaimRequest, ids?: string[]) {
   return webhooksDb(db)
     .updateTable('deliveries')
     .set((eb) => ({
@@ -76,35 +187,12 @@ function claimDue(
       locked_until: claim.lockedUntil,
       updated_at: claim.now,
     }))
-    .where((eb) => {
-      const due = eb
-        .selectFrom('deliveries as d')
-        .select('d.id')
-        .where('d.status', '=', PENDING)
-        .where('d.next_attempt_at', '<=', claim.now)
-        .where((w) => w.or([w('d.locked_until', 'is', null), w('d.locked_until', '<', claim.now)]))
-        .where((w) =>
-          w.not(
-            w.exists(
-              w
-                .selectFrom('deliveries as p')
-                .select(sql<number>`1`.as('one'))
-                .whereRef('p.webhook_id', '=', 'd.webhook_id')
-                .whereRef('p.order_key', '=', 'd.order_key')
-                .where('p.status', '=', PENDING)
-                .whereRef('p.event_seq', '<', 'd.event_seq'),
-            ),
-          ),
-        )
-        .orderBy('d.next_attempt_at')
-        .orderBy('d.event_seq')
-        .limit(claim.limit);
-      // PostgreSQL: `id = ANY(ARRAY(…))` runs the subquery once and updates through the primary key; with
-      // `id IN (…)` the planner may hash-join against a scan of the whole table on every claim.
-      return dialect === 'postgres'
-        ? sql<boolean>`id = ANY(ARRAY(${due.forUpdate().skipLocked()}))`
-        : eb('id', 'in', due);
-    })
+    .where((eb) =>
+      // PostgreSQL: `id = ANY(ARRAY(…))` runs the subquery once and updates through the primary key.
+      dialect === 'postgres'
+        ? sql<boolean>`id = ANY(${fairDueIdsPostgres(claim)})`
+        : eb('id', 'in', ids ?? []),
+    )
     .returningAll();
 }
 
@@ -122,11 +210,7 @@ const LOST_ATTEMPT_ERROR =
  * Claims due deliveries and loads their targets. PostgreSQL: one statement (the claiming UPDATE in a CTE,
  * joined to the webhook and the event). SQLite: the claim, then a read of the targets (no round trips).
  */
-async function claimWithTargets(
-  db: Db,
-  dialect: Dialect,
-  claim: { workerId: string; now: string; lockedUntil: string; limit: number },
-): Promise<Claimed> {
+async function claimWithTargets(db: Db, dialect: Dialect, claim: ClaimRequest): Promise<Claimed> {
   if (claim.limit <= 0) return { rows: [], targets: new Map() };
   let rows: DeliveryRow[];
   let targets: DeliveryTarget[];
@@ -146,7 +230,8 @@ async function claimWithTargets(
       if (url !== null && active !== null) targets.push({ id: row.id, payload, url, secret, active });
     }
   } else {
-    rows = await claimDue(db, dialect, claim).execute();
+    const ids = await fairDueIdsSqlite(db, claim);
+    rows = ids.length ? await claimDue(db, dialect, claim, ids).execute() : [];
     targets = await loadTargets(
       db,
       rows.map((r) => r.id),
@@ -300,11 +385,7 @@ export const deliveriesRepo = {
    * webhook and note is still pending (events of one note go out in order). PostgreSQL skips rows that
    * other workers are claiming (FOR UPDATE SKIP LOCKED); SQLite has one writer at a time.
    */
-  async claim(
-    db: Db,
-    dialect: Dialect,
-    claim: { workerId: string; now: string; lockedUntil: string; limit: number },
-  ): Promise<DeliveryRow[]> {
+  async claim(db: Db, dialect: Dialect, claim: ClaimRequest): Promise<DeliveryRow[]> {
     return (await deliveriesRepo.cycle(db, dialect, { workerId: claim.workerId, outcomes: [], claim }))
       .claimed.rows;
   },
@@ -323,7 +404,7 @@ export const deliveriesRepo = {
     options: {
       workerId: string;
       outcomes: Outcome[];
-      claim: { now: string; lockedUntil: string; limit: number } | null;
+      claim: Omit<ClaimRequest, 'workerId'> | null;
     },
   ): Promise<{ held: Set<string>; claimed: Claimed }> {
     const { workerId, outcomes, claim } = options;
@@ -344,6 +425,22 @@ export const deliveriesRepo = {
       const held = await record(trx);
       return { held, claimed: await claimNow(trx) };
     });
+  },
+
+  /**
+   * Moves the leases of deliveries this worker still holds (pending, locked by it) to `lockedUntil`; rows another
+   * worker took over, or whose outcome was recorded, are left alone.
+   */
+  async renewLeases(db: Db, renewal: { workerId: string; ids: string[]; lockedUntil: string }) {
+    for (let i = 0; i < renewal.ids.length; i += CHUNK) {
+      await webhooksDb(db)
+        .updateTable('deliveries')
+        .set({ locked_until: renewal.lockedUntil })
+        .where('id', 'in', renewal.ids.slice(i, i + CHUNK))
+        .where('locked_by', '=', renewal.workerId)
+        .where('status', '=', PENDING)
+        .execute();
+    }
   },
 
   /** Records outcomes without claiming (see `cycle`). */
