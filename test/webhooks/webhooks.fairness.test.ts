@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { deliveriesRepo, spaceKey } from '../../src/features/webhooks/delivery/deliveries.repo.ts';
 import { fanOutEvents } from '../../src/features/webhooks/delivery/fan-out-events.ts';
 import { startWebhookWorker } from '../../src/features/webhooks/webhook-worker.ts';
+import { webhooksDb } from '../../src/features/webhooks/webhooks.tables.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { createWebhook, emit, eventually, listDeliveries } from './fixtures.ts';
@@ -97,11 +98,11 @@ for (const dialect of DIALECTS) {
           return log[0]?.status === 'succeeded' ? log : undefined;
         });
         expect(bDelivery!.attempt_count).toBe(1);
-        const aAttempts = await h.deps.db
-          .selectFrom('delivery_attempts' as never)
-          .innerJoin('deliveries as d' as never, 'd.id' as never, 'delivery_id' as never)
-          .select('d.id' as never)
-          .where('d.account_id' as never, '=', a.accountId as never)
+        const aAttempts = await webhooksDb(h.deps.db)
+          .selectFrom('delivery_attempts')
+          .innerJoin('deliveries as d', 'd.id', 'delivery_attempts.delivery_id')
+          .select('d.id')
+          .where('d.account_id', '=', a.accountId)
           .execute();
         expect(aAttempts).toHaveLength(0);
       } finally {
