@@ -67,7 +67,7 @@ ${head(options.title, shell.assetVersion)}
     </form>
   </div>
 </header>
-${test ? html`<div class="banner" role="note"><strong>Test mode</strong>: you are viewing the account's test data. Live notes, keys and webhooks are not shown or changed.</div>` : ''}
+${test ? html`<div class="banner" role="note"><strong>Test mode</strong>: you are viewing the account’s test data. Live notes, action items and webhooks are not shown or changed.</div>` : ''}
 <main id="main">
 ${settings ? settingsNav(options.section) : ''}
 ${shell.flash ? html`<p class="flash ${shell.flash.kind}" role="${shell.flash.kind === 'error' ? 'alert' : 'status'}">${shell.flash.text}</p>` : ''}

@@ -172,9 +172,9 @@ export function actionItemRow(
 </li>`;
 }
 
-export function notePage(shell: Shell, note: NoteDetailView): Html {
+export function notePage(shell: Shell, note: NoteDetailView, options: { hasAudio: boolean }): Html {
   const names = new Map(note.speakers.map((s) => [s.label, s.name]));
-  const hasAudio = !!note.recording_id && note.status !== 'processing';
+  const hasAudio = options.hasAudio;
   const back = `/notes/${note.id}`;
   const status =
     note.status === 'processing'

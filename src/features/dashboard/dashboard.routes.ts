@@ -1,12 +1,17 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { AppEnv, Deps } from '../../http/context.ts';
+import { actionItemsRoutes } from './action-items.routes.ts';
 import { loadAssets } from './assets.ts';
 import { authRoutes } from './auth.routes.ts';
 import type { DashEnv } from './dashboard.env.ts';
+import { keysRoutes } from './keys.routes.ts';
+import { mcpRoutes } from './mcp.routes.ts';
 import { notesRoutes } from './notes.routes.ts';
 import { PAGE_HEADERS } from './respond.ts';
 import { requireSession } from './session.ts';
+import { uploadRoutes } from './upload.routes.ts';
+import { webhooksRoutes } from './webhooks.routes.ts';
 
 /**
  * The paths the dashboard answers. Everything else (/v1, /mcp, /healthz, /docs, unknown paths) is left to the
@@ -35,6 +40,11 @@ export function dashboardApp(deps: Deps) {
   authRoutes(app, deps, assets);
   app.use('*', requireSession(deps));
   notesRoutes(app, deps, assets);
+  uploadRoutes(app, deps, assets);
+  actionItemsRoutes(app, deps, assets);
+  keysRoutes(app, deps, assets);
+  webhooksRoutes(app, deps, assets);
+  mcpRoutes(app, deps, assets);
   app.notFound((c) =>
     c.html('<!doctype html><title>Not found</title><p>Not found. <a href="/">Notes</a>', 404, PAGE_HEADERS),
   );

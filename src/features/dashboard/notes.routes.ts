@@ -8,7 +8,7 @@ import { UpdateActionItemBody } from '../action-items/action-items.schema.ts';
 import { updateActionItem } from '../action-items/action-items.service.ts';
 import { ListNotesQuery, UpdateNoteBody } from '../notes/notes.schema.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../notes/notes.service.ts';
-import { readRecordingAudio } from '../recordings/recordings.service.ts';
+import { getRecording, readRecordingAudio } from '../recordings/recordings.service.ts';
 import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
 import { SearchBody } from '../search/search.schema.ts';
 import { searchNotes } from '../search/search.service.ts';
@@ -75,8 +75,12 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
 
   app.get('/notes/:id', async (c) => {
     try {
-      const note = await getNote(deps.db, c.get('actor'), c.req.param('id'), { segments: true });
-      return render(c, notePage(shellOf(c, assets.version), note));
+      const actor = c.get('actor');
+      const note = await getNote(deps.db, actor, c.req.param('id'), { segments: true });
+      // A recording made from a transcript has no audio to play.
+      const recording = note.recording_id ? await getRecording(deps.db, actor, note.recording_id) : undefined;
+      const hasAudio = !!recording?.content_type.startsWith('audio/');
+      return render(c, notePage(shellOf(c, assets.version), note, { hasAudio }));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       return c.redirect('/?missing=1', 303);

@@ -1,0 +1,134 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Hono } from 'hono';
+import { uploadPage } from '../../../web/pages/upload.pages.ts';
+import type { Deps } from '../../deps.ts';
+import { zodIssueToError } from '../../http/validation.ts';
+import { AppError } from '../../lib/errors.ts';
+import { CreateNoteBody } from '../notes/notes.schema.ts';
+import { isMultipart, receiveMultipart, type UploadedFile } from '../recordings/multipart-upload.ts';
+import {
+  createRecordingFromAudio,
+  createRecordingFromTranscript,
+  parseUploadFields,
+} from '../recordings/recordings.service.ts';
+import { createAudioStorage } from '../storage/audio-storage.ts';
+import { removeTempFile } from '../storage/temp-files.ts';
+import type { Assets } from './assets.ts';
+import type { DashEnv } from './dashboard.env.ts';
+import { render, shellOf, statusOf } from './respond.ts';
+import { csrfFieldOk } from './session.ts';
+
+const TRANSCRIPT_EXTENSIONS = new Set(['.txt', '.vtt', '.srt', '.json']);
+/** The fields of a JSON transcript file that a note takes (anything else in the file is ignored). */
+const JSON_FIELDS = ['transcript', 'segments', 'speakers', 'title', 'tags', 'created_at', 'duration_seconds'];
+
+function isTranscriptFile(file: UploadedFile): boolean {
+  const ext = path.extname(file.filename ?? '').toLowerCase();
+  if (TRANSCRIPT_EXTENSIONS.has(ext)) return true;
+  return /^(text\/|application\/json)/i.test(file.declaredType ?? '') && !ext;
+}
+
+/** A transcript file's content as the body of POST /v1/notes: text as `transcript`, JSON as segments or a note. */
+function transcriptInput(name: string, text: string): Record<string, unknown> {
+  if (path.extname(name).toLowerCase() !== '.json') return { transcript: text };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new AppError('parameter_invalid', `'${name}' is not valid JSON.`, { param: 'file' });
+  }
+  if (Array.isArray(parsed)) return { segments: parsed };
+  if (parsed && typeof parsed === 'object') {
+    return Object.fromEntries(Object.entries(parsed).filter(([k]) => JSON_FIELDS.includes(k)));
+  }
+  throw new AppError('parameter_invalid', `'${name}' must hold segments or a transcript.`, { param: 'file' });
+}
+
+/** Upload: an audio file, a transcript file or pasted text becomes a note, processed like any other. */
+export function uploadRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void {
+  const storage = createAudioStorage(deps.config);
+  const maxUploadMb = Math.floor(deps.config.maxUploadBytes / 1_048_576);
+
+  app.get('/upload', (c) => render(c, uploadPage(shellOf(c, assets.version), { maxUploadMb })));
+
+  app.post('/upload', async (c) => {
+    const failed = (err: AppError) =>
+      render(c, uploadPage(shellOf(c, assets.version), { maxUploadMb, error: err.message }), statusOf(err));
+    if (!isMultipart(c.req.header('content-type'))) {
+      return failed(new AppError('unsupported_media_type', 'Send the upload form as multipart/form-data.'));
+    }
+    let upload: Awaited<ReturnType<typeof receiveMultipart>>;
+    try {
+      upload = await receiveMultipart(c.req.raw, {
+        dataDir: deps.config.dataDir,
+        maxFileBytes: deps.config.maxUploadBytes,
+      });
+    } catch (err) {
+      if (err instanceof AppError) return failed(err);
+      throw err;
+    }
+    try {
+      if (!csrfFieldOk(c, upload.fields)) {
+        return c.text(
+          'This form has expired (missing or wrong CSRF token). Reload the page and try again.',
+          403,
+        );
+      }
+      const value = (name: string) => upload.fields.find(([k]) => k === name)?.[1]?.trim() ?? '';
+      const title = value('title');
+      const tags = value('tags')
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
+      const file = upload.file && upload.file.size > 0 ? upload.file : undefined;
+      const actor = c.get('actor');
+      const limits = {
+        maxTranscriptBytes: deps.config.maxTranscriptBytes,
+        jobMaxAttempts: deps.config.worker.maxAttempts,
+      };
+      let accepted: { note_id: string };
+      if (file && !isTranscriptFile(file)) {
+        const fields: [string, string][] = [
+          ...(title ? [['title', title] as [string, string]] : []),
+          ...tags.map((t) => ['tags', t] as [string, string]),
+        ];
+        accepted = await createRecordingFromAudio(
+          deps.db,
+          storage,
+          actor,
+          file,
+          parseUploadFields(fields),
+          limits,
+        );
+      } else {
+        let input: Record<string, unknown>;
+        if (file) {
+          if (file.size > deps.config.maxTranscriptBytes) {
+            throw new AppError(
+              'payload_too_large',
+              `The transcript exceeds the limit of ${deps.config.maxTranscriptBytes} bytes.`,
+            );
+          }
+          input = transcriptInput(file.filename ?? 'transcript.txt', await fs.readFile(file.path, 'utf8'));
+        } else if (value('text')) {
+          input = { transcript: value('text') };
+        } else {
+          throw new AppError('parameter_missing', 'Choose a file or paste a transcript.', { param: 'file' });
+        }
+        if (title) input.title = title;
+        if (tags.length) input.tags = tags;
+        const parsed = CreateNoteBody.safeParse(input);
+        if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: input });
+        accepted = await createRecordingFromTranscript(deps.db, actor, parsed.data, limits);
+      }
+      deps.wakeWorker();
+      return c.redirect(`/notes/${accepted.note_id}`, 303);
+    } catch (err) {
+      if (err instanceof AppError) return failed(err);
+      throw err;
+    } finally {
+      if (upload.file) await removeTempFile(upload.file.path);
+    }
+  });
+}

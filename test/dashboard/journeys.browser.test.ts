@@ -1,0 +1,351 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { type RunningServer, startServer } from '../../src/main.ts';
+import { browserAvailable, expectAccessible, launchBrowser, screenshot } from './browser.ts';
+
+const PASSWORD = 'a long dashboard password';
+
+const TRANSCRIPT_VTT = `WEBVTT
+
+00:00:01.000 --> 00:00:06.000
+<v Maya>The budget was exceeded by twelve percent, mostly on contractors.
+
+00:00:06.500 --> 00:00:11.000
+<v Daniel>Then finance needs a revised forecast before the board meeting.
+
+00:00:11.500 --> 00:00:17.000
+<v Maya>I will send the revised forecast to finance by Friday.
+
+00:00:17.500 --> 00:00:23.000
+<v Daniel>I will book the venue for the offsite next week.
+
+00:00:23.500 --> 00:00:29.000
+<v Maya>Great. Let's also review the contractor spending in the next planning meeting.
+`;
+
+/** One second of 8 kHz 16-bit mono silence as a WAV file. */
+function silentWav(): Buffer {
+  const samples = 8000;
+  const data = samples * 2;
+  const b = Buffer.alloc(44 + data);
+  b.write('RIFF', 0);
+  b.writeUInt32LE(36 + data, 4);
+  b.write('WAVE', 8);
+  b.write('fmt ', 12);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20);
+  b.writeUInt16LE(1, 22);
+  b.writeUInt32LE(8000, 24);
+  b.writeUInt32LE(16000, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36);
+  b.writeUInt32LE(data, 40);
+  return b;
+}
+
+/** A local webhook receiver: records every request, answers 200. */
+function startReceiver() {
+  const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('error', () => {});
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  return new Promise<{ url: string; received: typeof received; close(): Promise<void> }>((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}/hook`,
+        received,
+        close: () => new Promise((r) => server.close(() => r())),
+      });
+    });
+  });
+}
+
+/** Polls until the condition holds (no fixed sleeps that assume an idle machine). */
+async function until(check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe.runIf(browserAvailable())(
+  'dashboard in Chromium: the journeys of issue 14',
+  { timeout: 90_000 },
+  () => {
+    let server: RunningServer;
+    let dataDir: string;
+    let banner = '';
+    let context: BrowserContext;
+    let closeBrowser: () => Promise<void>;
+    let page: Page;
+    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    let noteUrl = '';
+
+    beforeAll(async () => {
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-dashboard-'));
+      const config = loadConfig({
+        DATA_DIR: dataDir,
+        // The builtin embedder's cache is built once per machine, not per run.
+        MODELS_DIR: path.join(os.tmpdir(), 'minutes-test-models'),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        WORKER_POLL_MS: '50',
+        WEBHOOKS_POLL_MS: '50',
+        WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+      });
+      const out = new PassThrough();
+      out.on('data', (chunk) => {
+        banner += String(chunk);
+      });
+      server = await startServer(config, { out, drainMs: 1000 });
+      receiver = await startReceiver();
+      ({ context, close: closeBrowser } = await launchBrowser());
+      page = await context.newPage();
+    }, 120_000);
+
+    afterAll(async () => {
+      await closeBrowser?.();
+      await receiver?.close();
+      await server?.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('set-up link from the first start → choose a password → sign in', async () => {
+      const link = /(http:\/\/\S+\/setup\?token=\S+)/.exec(banner)?.[1];
+      expect(link).toBeDefined();
+      await page.goto(link!.replace(/^http:\/\/localhost:\d+/, server.url));
+      await expect(page.getByRole('heading', { name: 'Choose your password' }).isVisible()).resolves.toBe(
+        true,
+      );
+      await expectAccessible(page);
+      await page.getByLabel('New password').fill(PASSWORD);
+      await page.getByLabel('Repeat the password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Set password' }).click();
+      await page.waitForURL(/\/sign-in\?setup=done$/);
+      await expectAccessible(page);
+      await screenshot(page, 'sign-in');
+      await page.getByLabel('Email').fill('owner@localhost');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${server.url}/`);
+      await expect(page.getByRole('heading', { level: 1, name: 'Notes' }).isVisible()).resolves.toBe(true);
+      await expectAccessible(page);
+    });
+
+    it('uploads a transcript file and watches the note become ready', async () => {
+      await page.getByRole('link', { name: 'Upload', exact: true }).click();
+      await expectAccessible(page);
+      await page.setInputFiles('#file', {
+        name: 'budget-review.vtt',
+        mimeType: 'text/vtt',
+        buffer: Buffer.from(TRANSCRIPT_VTT),
+      });
+      await page.getByLabel('Tags (optional)').fill('finance, planning');
+      await screenshot(page, 'upload');
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await page.waitForURL(/\/notes\/note_/);
+      noteUrl = page.url();
+      // Processing updates the page by itself: wait for the summary to be written.
+      await page.getByRole('heading', { name: 'Summary' }).waitFor();
+      await page.locator('[data-status="processing"]').waitFor({ state: 'detached', timeout: 60_000 });
+      await expect(page.getByText('Processing failed').count()).resolves.toBe(0);
+      await expect(page.locator('.transcript li').count()).resolves.toBe(5);
+      await expect(page.locator('.transcript .speaker').first().textContent()).resolves.toBe('Maya');
+      await expectAccessible(page);
+      await screenshot(page, 'note');
+    });
+
+    it('uploads audio: an audio player that seeks with Range, and the failure reason once processing fails', async () => {
+      await page.goto(`${server.url}/upload`);
+      await page.setInputFiles('#file', { name: 'standup.wav', mimeType: 'audio/wav', buffer: silentWav() });
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await page.waitForURL(/\/notes\/note_/);
+      // No transcriber is configured here: the note fails, and the page shows why without a reload by hand.
+      await page.getByText(/Processing failed:/).waitFor({ timeout: 60_000 });
+      await expect(page.locator('audio').count()).resolves.toBe(1);
+      const audio = await page.request.get(`${page.url()}/audio`, { headers: { range: 'bytes=0-9' } });
+      expect(audio.status()).toBe(206);
+      expect(audio.headers()['content-range']).toBe(`bytes 0-9/${silentWav().length}`);
+      expect((await audio.body()).length).toBe(10);
+      await expectAccessible(page);
+      await page.locator('summary', { hasText: 'Delete note' }).click();
+      await page.getByRole('button', { name: 'Delete permanently' }).click();
+      await page.getByText('The note was deleted.').waitFor();
+    });
+
+    it('browses with a tag filter, searches, and opens the note', async () => {
+      await page.goto(`${server.url}/?tag=finance`);
+      await expect(page.locator('.count').textContent()).resolves.toContain('1 note');
+      await page.getByLabel('Search notes').fill('money spent on contractors over plan');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByRole('heading', { name: /Results for/ }).waitFor();
+      const result = page.locator('.results li').first();
+      await expect(result.locator('.relevance').textContent()).resolves.toMatch(/Relevance \d+%/);
+      await expect(result.locator('.snippet').textContent()).resolves.toMatch(/\w/);
+      await expectAccessible(page);
+      await screenshot(page, 'search');
+      await result.getByRole('link').click();
+      await page.waitForURL(noteUrl);
+    });
+
+    it('completes an action item with its checkbox and edits its assignee; the Action items page agrees', async () => {
+      await page.goto(noteUrl);
+      const items = page.locator('.items > li');
+      expect(await items.count()).toBeGreaterThan(0);
+      const text = (await items.first().locator('.check label').textContent())!;
+      const box = page.getByRole('checkbox', { name: text });
+      const reloaded = page.waitForEvent('framenavigated');
+      await box.check();
+      await reloaded;
+      await page.waitForLoadState('load');
+      await expect(page.getByRole('checkbox', { name: text }).isChecked()).resolves.toBe(true);
+      await page.goto(`${server.url}/action-items?status=completed`);
+      await expect(page.getByRole('checkbox', { name: text }).isChecked()).resolves.toBe(true);
+      await page.getByRole('link', { name: 'Pending' }).click();
+      await expect(page.getByRole('checkbox', { name: text }).count()).resolves.toBe(0);
+      await expectAccessible(page);
+      await screenshot(page, 'action-items');
+    });
+
+    it('creates a key, shows it once, uses it with fetch, then revokes it', async () => {
+      await page.goto(`${server.url}/settings/keys`);
+      await page.getByText('Create key').first().click();
+      await page.getByLabel('Name').fill('e2e reader');
+      await page.getByLabel('Live').check();
+      await page.getByLabel('notes:read').check();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const key = (await page.locator('#new-key').textContent())!;
+      expect(key).toMatch(/^svc_sk_live_/);
+      await expectAccessible(page);
+      await screenshot(page, 'api-keys');
+      const ok = await fetch(`${server.url}/v1/notes`, { headers: { authorization: `Bearer ${key}` } });
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { meta: { total: number } }).meta.total).toBe(1);
+      const denied = await fetch(`${server.url}/v1/webhooks`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(denied.status).toBe(403);
+      // Shown once: the list only has the first characters.
+      await page.goto(`${server.url}/settings/keys`);
+      expect(await page.content()).not.toContain(key);
+      const row = page.locator('tr', { hasText: 'e2e reader' });
+      await row.locator('summary').click();
+      await row.getByRole('button', { name: 'Revoke key' }).click();
+      await page.getByText('Revoked the key').waitFor();
+      const revoked = await fetch(`${server.url}/v1/notes`, { headers: { authorization: `Bearer ${key}` } });
+      expect(revoked.status).toBe(401);
+    });
+
+    it('adds a webhook, sees a delivery reach a local receiver, and redelivers it', async () => {
+      await page.goto(`${server.url}/settings/webhooks`);
+      await page.getByText('Add webhook').first().click();
+      await page.getByLabel('URL').fill(receiver.url);
+      await page.getByLabel('Secret').fill('a webhook secret of some length');
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      await page.getByRole('link', { name: receiver.url, exact: true }).waitFor();
+      await expectAccessible(page);
+      await screenshot(page, 'webhooks');
+      // An event: a pasted transcript becomes a note.
+      await page.goto(`${server.url}/upload`);
+      await page
+        .getByLabel('Or paste a transcript')
+        .fill('Ana: We ship on Monday.\nBen: I will write the release notes.');
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await page.waitForURL(/\/notes\/note_/);
+      await until(() => receiver.received.length > 0);
+      expect(receiver.received[0]!.headers['webhook-signature']).toBeDefined();
+      await page.goto(`${server.url}/settings/webhooks`);
+      await page.getByRole('link', { name: receiver.url, exact: true }).click();
+      await until(async () => {
+        await page.reload();
+        return (await page.locator('tbody tr', { hasText: '200' }).count()) > 0;
+      });
+      await expectAccessible(page);
+      await screenshot(page, 'webhook-deliveries');
+      const before = receiver.received.length;
+      await page
+        .locator('tbody tr')
+        .last()
+        .getByRole('button', { name: /Redeliver/ })
+        .click();
+      await page.getByText('Redelivery queued').waitFor();
+      await until(() => receiver.received.length > before);
+    });
+
+    it('shows MCP settings with this server’s URL', async () => {
+      await page.goto(`${server.url}/settings/mcp`);
+      for (const client of ['Cursor', 'VS Code', 'Claude Code', 'Claude Desktop']) {
+        await expect(page.getByRole('heading', { name: client }).isVisible()).resolves.toBe(true);
+      }
+      expect(await page.locator('#mcp-cursor').textContent()).toContain(`${server.url}/mcp`);
+      await expectAccessible(page);
+      await screenshot(page, 'mcp');
+    });
+
+    it('the Test mode switch shows the test data space only, with a banner', async () => {
+      await page.goto(`${server.url}/`);
+      const liveTitle = (await page.locator('.cards h2 a').first().textContent())!;
+      await page.getByRole('switch', { name: 'Test mode' }).click();
+      await page.getByText(/you are viewing the account.s test data/).waitFor();
+      await expect(
+        page.getByRole('switch', { name: 'Test mode' }).getAttribute('aria-checked'),
+      ).resolves.toBe('true');
+      const titles = await page.locator('.cards h2 a').allTextContents();
+      expect(titles.length).toBeGreaterThan(0);
+      expect(titles).not.toContain(liveTitle);
+      await expectAccessible(page);
+      await screenshot(page, 'test-mode');
+      await page.getByRole('switch', { name: 'Test mode' }).click();
+      await page.waitForURL(`${server.url}/`);
+      await expect(page.getByText(/you are viewing the account.s test data/).count()).resolves.toBe(0);
+    });
+
+    it('is usable at phone width', async () => {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(noteUrl);
+      const overflow = await page.evaluate(() => {
+        const w = globalThis as any;
+        return w.document.documentElement.scrollWidth - w.innerWidth;
+      });
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, 'phone-note');
+      await page.setViewportSize({ width: 1200, height: 800 });
+    });
+
+    it('deletes a note after a confirmation that says it is permanent', async () => {
+      await page.goto(noteUrl);
+      await page.locator('summary', { hasText: 'Delete note' }).click();
+      await expect(page.getByText('This is permanent.').isVisible()).resolves.toBe(true);
+      await page.getByRole('button', { name: 'Delete permanently' }).click();
+      await page.getByText('The note was deleted.').waitFor();
+      await page.goto(noteUrl);
+      await page.waitForURL(/\/\?missing=1$/);
+    });
+
+    it('signs out; the pages then ask to sign in', async () => {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByText('You are signed out.').waitFor();
+      await page.goto(`${server.url}/action-items`);
+      await page.waitForURL(/\/sign-in\?next=/);
+    });
+  },
+);
