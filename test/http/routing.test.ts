@@ -33,7 +33,7 @@ for (const dialect of DIALECTS) {
         ['GET', '/v1/notes/note_x/comments'],
         ['GET', '/v2/notes'],
         ['GET', '/nope'],
-        ['DELETE', '/'],
+        ['DELETE', '/nope'],
         ['GET', '/v1'],
       ])('%s %s with a valid key → 404 route_not_found as JSON', async (method, path) => {
         const res = await h.request(method, path, { key: t.liveKey });

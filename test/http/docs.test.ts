@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useHarness } from '../helpers/harness.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+describe('API reference at /docs', () => {
+  const h = useHarness('sqlite');
+
+  it('GET / points to /docs; /docs needs no key and allows nothing from elsewhere', async () => {
+    const root = await h.request('GET', '/', { key: null });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/docs');
+
+    const page = await h.request('GET', '/docs', { key: null });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('spec-url="/v1/openapi.json"');
+    expect(page.text).toContain('src="/docs/redoc.standalone.js"');
+    expect(page.text).not.toMatch(/https?:\/\//);
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+
+    const other = await h.request('DELETE', '/', { key: null });
+    expect(other.status).toBe(405);
+    expect(other.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('serves the Redoc bundle from node_modules, gzipped when asked, with an ETag', async () => {
+    const plain = await h.app.request('/docs/redoc.standalone.js');
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-type')).toMatch(/javascript/);
+    expect((await plain.arrayBuffer()).byteLength).toBeGreaterThan(500_000);
+    const gz = await h.app.request('/docs/redoc.standalone.js', { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    const etag = plain.headers.get('etag')!;
+    const again = await h.app.request('/docs/redoc.standalone.js', { headers: { 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+  });
+
+  describe.skipIf(!fs.existsSync(CHROMIUM))('in Chromium, offline', () => {
+    let url = '';
+    let close: (() => Promise<void>) | undefined;
+    beforeAll(async () => {
+      const server = serve({ fetch: (req) => h.app.fetch(req), port: 0, hostname: '127.0.0.1' });
+      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      close = () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          if ('closeAllConnections' in server) server.closeAllConnections();
+        });
+    });
+    afterAll(async () => {
+      await close?.();
+    });
+
+    it('renders every tag and operation with no request leaving this machine', async () => {
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--no-first-run',
+        ],
+      });
+      try {
+        const page = await browser.newPage();
+        const blocked: string[] = [];
+        const problems: string[] = [];
+        await page.route('**/*', (route) => {
+          const target = new URL(route.request().url());
+          if (['http:', 'https:'].includes(target.protocol) && target.hostname !== '127.0.0.1') {
+            blocked.push(target.href);
+            return route.abort('blockedbyclient');
+          }
+          return route.continue();
+        });
+        page.on('console', (m) => {
+          if (m.type() === 'error') problems.push(m.text());
+        });
+        page.on('pageerror', (e) => problems.push(String(e)));
+
+        const response = await page.goto(`${url}/`);
+        expect(response?.url()).toBe(`${url}/docs`);
+        await page.locator('h1', { hasText: 'Minutes API' }).waitFor({ timeout: 60_000 });
+        // Tags and operations are headings of the middle panel (the sidebar's entries are collapsed).
+        const headings = await page.locator('h1, h2').allTextContents();
+        expect(headings.map((t) => t.trim())).toEqual(
+          expect.arrayContaining(['Notes', 'Webhooks', 'List notes', 'Search notes', 'Create a webhook']),
+        );
+        // The event payloads (the document's `webhooks`) are rendered too.
+        expect(headings.some((t) => t.startsWith('A note finished processing'))).toBe(true);
+        const shot = process.env.DOCS_SCREENSHOT;
+        if (shot) await page.screenshot({ path: shot });
+        expect(blocked).toEqual([]);
+        expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    }, 120_000);
+  });
+});
