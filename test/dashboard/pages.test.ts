@@ -35,10 +35,7 @@ describe.each(DIALECTS)('dashboard pages over the services (%s)', (dialect) => {
   });
 
   const note = (t: Tenant, title: string, mode: 'live' | 'test' = 'live') =>
-    createNote(h.db.db, actorOf(t, mode), { title, transcript: 'Ana: We ship on Monday.' } as never, {
-      maxTranscriptBytes: 1_000_000,
-      jobMaxAttempts: 1,
-    });
+    createNote(h.deps, actorOf(t, mode), { title, transcript: 'Ana: We ship on Monday.' } as never);
 
   it('shows only the account’s own data, in the session’s mode; other accounts’ ids are not found', async () => {
     const [a, b] = [await h.tenant(), await h.tenant()];
@@ -76,6 +73,7 @@ describe.each(DIALECTS)('dashboard pages over the services (%s)', (dialect) => {
       actorOf(b),
       { url: 'https://example.com/hook', events: ['note.created'] },
       createOutboundPolicy({ allowPrivateTargets: false, allowHosts: [] }),
+      { dialect: h.deps.dialect, maxPerAccount: 20 },
     );
     const client = await signedIn(a);
     const keys = await client.get('/settings/keys');

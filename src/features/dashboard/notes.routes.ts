@@ -138,10 +138,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
       const parsed = UpdateNoteBody.safeParse({ title: field(form, 'title').trim(), tags });
       if (!parsed.success) throw zodIssueToError(parsed.error);
       const actor = c.get('actor');
-      await updateNote(deps.db, actor, id, parsed.data);
-      if (parsed.data.title !== undefined) {
-        await refreshNoteIndex(deps, { accountId: actor.accountId, mode: actor.mode }, id);
-      }
+      await updateNote(deps, actor, id, parsed.data);
       return { ok: 'Saved.' };
     });
   });
@@ -150,12 +147,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
     const id = c.req.param('id');
     const actor = c.get('actor');
     return act(c, `/notes/${id}`, async () => {
-      await deleteNote(deps.db, actor, id, {
-        storage,
-        logger: c.get('log'),
-        onDelete: (trx) =>
-          removeNoteFromIndex(deps, { accountId: actor.accountId, mode: actor.mode }, id, trx),
-      });
+      await deleteNote(deps, actor, id);
       return { to: '/', ok: 'The note was deleted.' };
     });
   });

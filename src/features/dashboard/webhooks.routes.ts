@@ -43,7 +43,10 @@ export function webhooksRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): 
     try {
       const parsed = CreateWebhookBody.safeParse(input);
       if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: input });
-      await createWebhook(deps.db, actor, parsed.data, policy);
+      await createWebhook(deps.db, actor, parsed.data, policy, {
+        dialect: deps.dialect,
+        maxPerAccount: deps.config.webhooks.maxPerAccount,
+      });
       return c.redirect('/settings/webhooks', 303);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;

@@ -33,6 +33,16 @@ const EVENT_PAYLOADS: Record<
     summary: 'A note finished processing (data: the note in detail form)',
     operationId: 'onNoteProcessed',
   },
+  'note.failed': {
+    data: NoteListItem.extend({
+      failure_reason: z
+        .string()
+        .openapi({ description: 'Why processing gave up, in words a user understands.' }),
+    }),
+    name: 'NoteFailedEvent',
+    summary: '(ext) Processing gave up on a note (data: the note in list form plus failure_reason)',
+    operationId: 'onNoteFailed',
+  },
 };
 
 const header = (description: string, example: string) => z.string().openapi({ description, example });
