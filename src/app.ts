@@ -2,7 +2,6 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'kysely';
 import { actionItemsRoutes } from './features/action-items/action-items.routes.ts';
 import { mountDashboard } from './features/dashboard/dashboard.routes.ts';
-import { documentMcp } from './features/mcp/mcp.openapi.ts';
 import { mcpRoutes } from './features/mcp/mcp.routes.ts';
 import { notesRoutes } from './features/notes/notes.routes.ts';
 import { recordingsRoutes } from './features/recordings/recordings.routes.ts';

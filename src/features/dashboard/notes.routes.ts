@@ -9,7 +9,6 @@ import { updateActionItem } from '../action-items/action-items.service.ts';
 import { ListNotesQuery, UpdateNoteBody } from '../notes/notes.schema.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../notes/notes.service.ts';
 import { getRecording, readRecordingAudio } from '../recordings/recordings.service.ts';
-import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
 import { SearchBody } from '../search/search.schema.ts';
 import { searchNotes } from '../search/search.service.ts';
 import { createAudioStorage } from '../storage/audio-storage.ts';
