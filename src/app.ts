@@ -36,7 +36,7 @@ export function buildApp(deps: Deps) {
     } catch {
       throw new AppError('unavailable', 'The database is not reachable.');
     }
-    // Ready means the database answers (API.md). Search is prepared in the background at start (the first
+    // Ready means the database answers (docs/api.md, General). Search is prepared in the background at start (the first
     // start builds the builtin embedder's cache); until then searches wait for it, and this says so.
     const search = searchReadiness(deps);
     return c.json({

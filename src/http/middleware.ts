@@ -5,7 +5,7 @@ import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { AppEnv, Deps } from './context.ts';
 
-/** The Content-Type of every JSON response (API.md, General). */
+/** The Content-Type of every JSON response (docs/api.md, General). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**

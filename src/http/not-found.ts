@@ -8,7 +8,7 @@ const ROUTE_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * 405 with `Allow` when the path exists with other methods, 404 `route_not_found` otherwise. Authentication
- * comes first (API.md: auth 401 → unknown route 404): under /v1 its middleware has already run; elsewhere a
+ * comes first (docs/api.md, Order of checks: auth 401 → unknown route 404): under /v1 its middleware has already run; elsewhere a
  * path that matches no route at all needs a valid key to learn that it does not exist.
  */
 export function routeNotFound(app: Hono<AppEnv>, deps: Deps) {

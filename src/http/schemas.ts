@@ -7,7 +7,7 @@ import { requireScope } from './middleware.ts';
 
 /**
  * The one place an operation's scope is declared. Wraps a route config (before `createRoute`) so that the scope
- * check runs first (`requireScope`, before body parsing and validation: API.md's order of checks), the document
+ * check runs first (`requireScope`, before body parsing and validation: docs/api.md, Order of checks), the document
  * names the scope in the operation's own `security` requirement (`bearerAuth: [scope]`, OpenAPI 3.1 role names)
  * and its description ends with `Scope: \`…\`` (for readers, and test/helpers/routes.ts). Route and document
  * cannot disagree.

@@ -30,7 +30,7 @@ export const MAX_ASSIGNEE = 200;
 
 export const ActionItemStatus = z.enum(ACTION_ITEM_STATUSES).openapi({ example: 'pending' });
 
-/** Action item, list form (spec §2): `assignee`, `due` and `completed_at` are omitted when they have no value. */
+/** Action item, list form (docs/api.md, General): `assignee`, `due` and `completed_at` are omitted when they have no value. */
 export const ActionItem = z
   .object({
     id: z.string().openapi({ example: EXAMPLE.actionItemId }),

@@ -1,6 +1,6 @@
 import type { ActionItemsTable } from '../../db/schema.ts';
 
-/** Action item list form (spec §2): optional fields omitted, `completed_at` only while completed. */
+/** Action item list form (docs/api.md, General): optional fields omitted, `completed_at` only while completed. */
 export function toActionItem(row: ActionItemsTable) {
   return {
     id: row.id,

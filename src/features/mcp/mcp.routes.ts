@@ -52,7 +52,7 @@ function checkOrigin(deps: Deps, allowedOrigins: readonly string[]): MiddlewareH
     const origin = c.req.header('origin');
     if (origin === undefined) return next();
     if (!allowed.has(originOf(origin) ?? '')) {
-      // Authentication comes first (API.md: auth 401 → … → 403): a request without a valid key learns only that.
+      // Authentication comes first (docs/api.md, Order of checks: auth 401 → … → 403): a request without a valid key learns only that.
       await verifyApiKey(deps.db, c.req.header('authorization'));
       throw new AppError(
         'origin_not_allowed',

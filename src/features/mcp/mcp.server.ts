@@ -175,7 +175,7 @@ const REGISTRATIONS = MCP_TOOLS.map((tool) => ({
 
 /**
  * The MCP server for one request of one caller (stateless: a new instance per HTTP request). Every tool is
- * listed whatever the key's scopes (API.md); a call without the scope is an `isError` result naming it.
+ * listed whatever the key's scopes (docs/api.md, MCP); a call without the scope is an `isError` result naming it.
  */
 export function createMcpServer(deps: Deps, caller: McpCaller): McpServer {
   const server = new McpServer(

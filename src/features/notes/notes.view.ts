@@ -5,7 +5,7 @@ type ListRow = Pick<
   'id' | 'title' | 'summary' | 'created_at' | 'duration_seconds' | 'recording_id' | 'tags'
 > & { highlight_count: number | string | null };
 
-/** Note list form (spec §2): recording_id omitted when absent. */
+/** Note list form (docs/api.md, General: optional fields omitted): recording_id omitted when absent. */
 export function toNoteListItem(row: ListRow) {
   return {
     id: row.id,
@@ -32,7 +32,7 @@ export interface NoteParts {
   }[];
 }
 
-/** Note detail form (spec §2) plus (ext) status, failure_reason and, on request, segments. */
+/** Note detail form (docs/api.md, General: optional fields omitted) plus (ext) status, failure_reason and, on request, segments. */
 export function toNoteDetail(
   row: NotesTable | Omit<NotesTable, 'seq'>,
   parts: NoteParts,

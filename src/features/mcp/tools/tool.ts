@@ -24,7 +24,7 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   name: string;
   title: string;
   description: string;
-  /** The scope of the REST operation the tool wraps (API.md: "MCP tools need the same scope"). */
+  /** The scope of the REST operation the tool wraps (docs/api.md, MCP: tools need the scope of the operation they wrap). */
   scope: Scope;
   input: I;
   output: O;
