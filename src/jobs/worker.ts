@@ -1,9 +1,8 @@
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { randomBase62 } from '../lib/ids.ts';
 import { nowIso, toIso } from '../lib/time.ts';
+import { createWorkerId } from '../lib/worker-id.ts';
 import { JOB_CATALOG } from './catalog.ts';
 import type { JobCatalog, JobContext, JobDefinition, JobRun } from './define-job.ts';
 import { type JobLease, type JobRow, jobsRepo } from './jobs.repo.ts';
@@ -28,11 +27,6 @@ export interface RunDueJobsOptions {
 const MAX_RETRY_DELAY_MS = 6 * 3600_000;
 /** Retry delays are spread by ±20% so jobs that failed together do not retry together. */
 const JITTER = 0.2;
-
-/** A worker id that tells operators where a job ran: host, process, and a random part for uniqueness. */
-export function createWorkerId(): string {
-  return `${hostname()}/${process.pid}/${randomBase62(6)}`;
-}
 
 /** Delay before retry number `attempt` (1-based): base × 2^(attempt−1), ±20% jitter, capped at six hours. */
 export function computeRetryDelayMs(
