@@ -1,7 +1,7 @@
 import { type RouteConfig, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { Scope } from '../features/api-keys/scopes.ts';
-import { isCalendarDate, parseRangeBound } from '../lib/time.ts';
+import { EXAMPLE } from '../lib/schemas/examples.ts';
 import type { AppEnv } from './context.ts';
 import { requireScope } from './middleware.ts';
 
@@ -32,26 +32,6 @@ export function scopedRoute<
     middleware: [requireScope(scope), ...middleware],
   };
 }
-
-/**
- * One consistent story for the document's examples: the note of a planning meeting, its recording, action item,
- * highlight and webhook. Ids have the API's form (prefix + 24 base62 characters).
- */
-export const EXAMPLE = {
-  noteId: 'note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W',
-  recordingId: 'rec_5Tq8Lm2Zx9Kb4Vn7Yc1Rp3Wd',
-  actionItemId: 'ai_7Kp2Qm9Xv4Lb8Zt1Yc3Rn6Wd',
-  secondActionItemId: 'ai_2Wd6Rn3Yc1Zt8Lb4Xv9Qm7Kp',
-  highlightId: 'hl_8Qm2ZtY4pLk9Rb1Xc7Vn3WsA',
-  webhookId: 'wh_5Tq8LmZ2xK7bN4cV9pR1sW3y',
-  deliveryId: 'dlv_2Hk9sQ4mZx7Lb1Nc8Vt3Rw6P',
-  eventId: 'evt_7Yb3Kq9ZmL2xT5cN8vR4pW1s',
-  requestId: 'req_4Jb2kX9qL0aZt7Yw3mNc8RfP',
-  /** When the meeting was recorded: the note's and the recording's `created_at`. */
-  recordedAt: '2026-11-20T14:00:00.000Z',
-  /** When processing finished: the action items' `created_at`. */
-  processedAt: '2026-11-20T14:31:07.412Z',
-} as const;
 
 /** The error body every failure returns. */
 export const ErrorBody = z
@@ -124,85 +104,16 @@ export const idempotencyErrors = {
   422: errorResponse('This Idempotency-Key was used with a different request.'),
 } as const;
 
-const intParam = (name: string, min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === '') return fallback;
-      const n = /^\d{1,16}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN;
-      if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `must be an integer between ${min} and ${max}` });
-        return z.NEVER;
-      }
-      return n;
-    })
-    .openapi({
-      param: { name, in: 'query' },
-      type: 'integer',
-      minimum: min,
-      maximum: max,
-      default: fallback,
-    } as never);
-
-/** The largest page whose offset (at 100 per page) is still an exact integer: any page a client can mean. */
-export const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / 100);
-
-export const PageQuery = {
-  page: intParam('page', 1, MAX_PAGE, 1),
-  per_page: intParam('per_page', 1, 100, 20),
-};
-
-/** `from`/`to`: a date (whole UTC day) or a date-time with offset; normalised to a half-open ISO bound. */
-export const rangeBound = (edge: 'from' | 'to') =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === '') return undefined;
-      const bound = parseRangeBound(v.trim(), edge);
-      if (!bound) {
-        ctx.addIssue({
-          code: 'custom',
-          message:
-            'must be an ISO 8601 date (YYYY-MM-DD) or date-time with a time zone (2026-01-05T09:00:00Z)',
-        });
-        return z.NEVER;
-      }
-      return bound;
-    })
-    .openapi({
-      param: { name: edge, in: 'query' },
-      type: 'string',
-      description:
-        edge === 'from'
-          ? "Created at or after (a bare date: from that day's start, UTC)."
-          : 'Created at or before (a bare date: through that whole UTC day).',
-      example: '2026-01-05',
-    } as never);
-
-export const Meta = z
-  .object({ page: z.number().int(), per_page: z.number().int(), total: z.number().int() })
-  .openapi('PageMeta', { example: { page: 1, per_page: 20, total: 42 } });
-
-/** A calendar date `YYYY-MM-DD` that exists (2026-02-30 does not). */
-export const CalendarDate = z
-  .string()
-  .refine(isCalendarDate, { message: 'must be a real calendar date in the form YYYY-MM-DD' })
-  .openapi({ type: 'string', format: 'date', example: '2026-12-04' });
-
-/** Code points, not UTF-16 units, so an emoji counts as one character. */
-export const codePoints = (s: string) => [...s].length;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find control characters
-const CONTROL = /[\u0000-\u001f\u007f]/;
-export const hasControlChars = (s: string) => CONTROL.test(s);
-
-/** A trimmed single-line string of min..max code points without control characters. */
-export const lineText = (min: number, max: number) =>
-  z
-    .string()
-    .transform((v) => v.trim())
-    .refine((v) => codePoints(v) >= min && codePoints(v) <= max, {
-      message: `must be ${min}–${max} characters after trimming`,
-    })
-    .refine((v) => !hasControlChars(v), { message: 'must not contain control characters' });
+// The shared fields and examples moved to src/lib/schemas/ (services, MCP and the CLI should not import HTTP
+// modules); re-exported here so existing imports keep working until every caller imports them from there.
+export { EXAMPLE } from '../lib/schemas/examples.ts';
+export {
+  CalendarDate,
+  codePoints,
+  hasControlChars,
+  lineText,
+  MAX_PAGE,
+  Meta,
+  PageQuery,
+  rangeBound,
+} from '../lib/schemas/fields.ts';

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { CalendarDate, codePoints, EXAMPLE, lineText, Meta, PageQuery } from '../../http/schemas.ts';
+import { EXAMPLE } from '../../lib/schemas/examples.ts';
+import { CalendarDate, codePoints, lineText, Meta, PageQuery } from '../../lib/schemas/fields.ts';
 
 /** The action items of the document's example note (see EXAMPLE): one pending, one completed. */
 const EXAMPLE_ACTION_ITEM = {

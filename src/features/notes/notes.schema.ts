@@ -1,13 +1,13 @@
 import { z } from '@hono/zod-openapi';
+import { EXAMPLE } from '../../lib/schemas/examples.ts';
 import {
   codePoints,
-  EXAMPLE,
   hasControlChars,
   lineText,
   Meta,
   PageQuery,
   rangeBound,
-} from '../../http/schemas.ts';
+} from '../../lib/schemas/fields.ts';
 import { parseDateTime } from '../../lib/time.ts';
 
 export const MAX_TAGS = 25;

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { EXAMPLE, Meta, PageQuery, rangeBound } from '../../http/schemas.ts';
+import { EXAMPLE } from '../../lib/schemas/examples.ts';
+import { Meta, PageQuery, rangeBound } from '../../lib/schemas/fields.ts';
 
 /** The recording of the document's example note (see EXAMPLE): 30 minutes of MP3 at 128 kbit/s. */
 const EXAMPLE_RECORDING = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_PAGE } from '../../../http/schemas.ts';
+import { MAX_PAGE } from '../../../lib/schemas/fields.ts';
 import {
   ActionItem,
   ActionItemList,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MAX_PAGE, Meta } from '../../../http/schemas.ts';
 import { AppError } from '../../../lib/errors.ts';
+import { MAX_PAGE, Meta } from '../../../lib/schemas/fields.ts';
 import {
   Highlight,
   ListNotesQuery,
