@@ -1,6 +1,7 @@
 import { type SqlBool, sql } from 'kysely';
+import { pagedList } from '../../db/paged-list.ts';
 import type { ActionItemStatus, ActionItemsTable, Db } from '../../db/schema.ts';
-import type { Space } from '../notes/notes.repo.ts';
+import type { Space } from '../../lib/space.ts';
 
 export interface ActionItemFilters {
   status?: ActionItemStatus;
@@ -35,18 +36,11 @@ function filtered(db: Db, space: Space, f: ActionItemFilters) {
 
 export const actionItemsRepo = {
   async list(db: Db, space: Space, f: ActionItemFilters, page: { limit: number; offset: number }) {
-    const base = filtered(db, space, f);
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(page.offset)
-        .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { rows, total: Number(total.n) };
+    return pagedList(
+      filtered(db, space, f),
+      (q) => q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+      page,
+    );
   },
 
   /**

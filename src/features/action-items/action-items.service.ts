@@ -1,14 +1,12 @@
 import type { Db } from '../../db/schema.ts';
 import { notFound } from '../../lib/errors.ts';
 import { isId } from '../../lib/ids.ts';
+import { spaceOf } from '../../lib/space.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
-import type { Space } from '../notes/notes.repo.ts';
 import { type ActionItemFilters, actionItemsRepo } from './action-items.repo.ts';
 import type { ListActionItemsInput, UpdateActionItemInput } from './action-items.schema.ts';
 import { type ActionItemView, toActionItem } from './action-items.view.ts';
-
-const space = (actor: Actor): Space => ({ accountId: actor.accountId, mode: actor.mode });
 
 /**
  * Lists the caller's action items across notes, newest first (`created_at` desc, `id` desc), filtered by
@@ -25,11 +23,11 @@ export async function listActionItems(
   };
   if (input.assignee !== undefined) {
     const wanted = input.assignee.toLowerCase();
-    filters.assignees = (await actionItemsRepo.distinctAssignees(db, space(actor))).filter(
+    filters.assignees = (await actionItemsRepo.distinctAssignees(db, spaceOf(actor))).filter(
       (name) => name.toLowerCase() === wanted,
     );
   }
-  const { rows, total } = await actionItemsRepo.list(db, space(actor), filters, {
+  const { rows, total } = await actionItemsRepo.list(db, spaceOf(actor), filters, {
     limit: input.per_page,
     offset: (input.page - 1) * input.per_page,
   });
@@ -49,7 +47,7 @@ export async function updateActionItem(
 ): Promise<ActionItemView> {
   // A value that is not an action item id cannot exist; it is not looked up (NUL cannot reach PostgreSQL).
   const row = isId('actionItem', id)
-    ? await actionItemsRepo.update(db, space(actor), id, input, nowIso())
+    ? await actionItemsRepo.update(db, spaceOf(actor), id, input, nowIso())
     : undefined;
   if (!row) throw notFound('action item', id);
   return toActionItem(row);

@@ -1,10 +1,8 @@
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import type { Database, Db, Dialect, Mode, NotesTable } from '../../db/schema.ts';
+import type { Database, Db, Dialect, NotesTable } from '../../db/schema.ts';
+import type { Space } from '../../lib/space.ts';
 
-export interface Space {
-  accountId: string;
-  mode: Mode;
-}
+export type { Space };
 
 export interface NoteFilters {
   q?: string;

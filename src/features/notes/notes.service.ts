@@ -2,6 +2,7 @@ import type { Db, Dialect, NotesTable } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
+import { spaceOf } from '../../lib/space.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent, redactNoteEvents } from '../events/events.ts';
@@ -12,15 +13,13 @@ import { insertTranscript, segmentsOfInput } from '../processing/store-transcrip
 import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
 import { createAudioStorage, deleteAudioFiles } from '../storage/audio-storage.ts';
 import { cancelDeliveriesOfEvents } from '../webhooks/delivery/cancel-note-deliveries.ts';
-import { notesRepo, type Space } from './notes.repo.ts';
+import { notesRepo } from './notes.repo.ts';
 import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
 import { renderTranscript, toNoteDetail, toNoteListItem } from './notes.view.ts';
 
-const space = (actor: Actor): Space => ({ accountId: actor.accountId, mode: actor.mode });
-
 /** The caller's note, or undefined; a value that is not a note id is not looked up (NUL cannot reach PostgreSQL). */
 function findNote(db: Db, actor: Actor, id: string) {
-  return isId('note', id) ? notesRepo.find(db, space(actor), id) : Promise.resolve(undefined);
+  return isId('note', id) ? notesRepo.find(db, spaceOf(actor), id) : Promise.resolve(undefined);
 }
 
 /** Lists the caller's notes, newest first, with the total number of matches. */
@@ -28,7 +27,7 @@ export async function listNotes(db: Db, dialect: Dialect, actor: Actor, input: L
   const { rows, total } = await notesRepo.list(
     db,
     dialect,
-    space(actor),
+    spaceOf(actor),
     { q: input.q, from: input.from, to: input.to, tag: input.tag },
     { limit: input.per_page, offset: (input.page - 1) * input.per_page },
   );
@@ -70,7 +69,7 @@ export async function updateNote(
     if (input.title !== undefined) Object.assign(patch, { title: input.title, title_locked: 1 });
     if (input.tags !== undefined) {
       patch.tags = JSON.stringify(input.tags);
-      await notesRepo.replaceTags(trx, space(actor), id, input.tags);
+      await notesRepo.replaceTags(trx, spaceOf(actor), id, input.tags);
     }
     await notesRepo.update(trx, id, patch);
     return {
@@ -79,7 +78,7 @@ export async function updateNote(
       tags: input.tags ?? (JSON.parse(note.tags) as string[]),
     };
   });
-  if (input.title !== undefined) await refreshNoteIndex(deps, space(actor), id);
+  if (input.title !== undefined) await refreshNoteIndex(deps, spaceOf(actor), id);
   return updated;
 }
 
@@ -96,7 +95,7 @@ export async function deleteNote(deps: Deps, actor: Actor, id: string) {
     if (!note) throw notFound('note', id);
     // A queued processing job finds the note gone and ends; nothing else refers to it.
     const keys = await notesRepo.deleteRecordings(trx, id);
-    await removeNoteFromIndex(deps, space(actor), id, trx);
+    await removeNoteFromIndex(deps, spaceOf(actor), id, trx);
     await cancelDeliveriesOfEvents(trx, await redactNoteEvents(trx, id));
     await redactResponsesOf(trx, [id]);
     await notesRepo.delete(trx, id);
@@ -138,7 +137,7 @@ export async function createNote(
     created_at: input.created_at ?? now,
     updated_at: now,
   };
-  const s = space(actor);
+  const s = spaceOf(actor);
   const detail = await deps.db.transaction().execute(async (trx) => {
     await notesRepo.insert(trx, note);
     await insertTranscript(trx, s, note.id, segments, names);

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/schema.ts';
+import type { Space } from '../../lib/space.ts';
 import { recordEvent } from '../events/events.ts';
 import { toNoteListItem } from '../notes/notes.view.ts';
-import { processingRepo, type Space } from './processing.repo.ts';
+import { processingRepo } from './processing.repo.ts';
 
 /**
  * The one way a note becomes `failed`: marks the note (only while it is still processing) and writes the (ext)

@@ -1,9 +1,7 @@
-import type { ActionItemsTable, Db, HighlightsTable, Mode } from '../../db/schema.ts';
+import type { ActionItemsTable, Db, HighlightsTable } from '../../db/schema.ts';
+import type { Space } from '../../lib/space.ts';
 
-export interface Space {
-  accountId: string;
-  mode: Mode;
-}
+export type { Space };
 
 /** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound parameters. */
 const INSERT_BATCH = 500;

@@ -1,5 +1,6 @@
+import { pagedList } from '../../db/paged-list.ts';
 import type { Db, RecordingsTable } from '../../db/schema.ts';
-import type { Space } from '../notes/notes.repo.ts';
+import type { Space } from '../../lib/space.ts';
 
 const COLUMNS = [
   'id',
@@ -36,17 +37,11 @@ export const recordingsRepo = {
     let base = inSpace(db, space);
     if (filters.from) base = base.where('created_at', '>=', filters.from);
     if (filters.to) base = base.where('created_at', '<', filters.to);
-    const [rows, total] = await Promise.all([
-      base
-        .select(COLUMNS)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.limit)
-        .offset(page.offset)
-        .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { rows, total: Number(total.n) };
+    return pagedList(
+      base,
+      (q) => q.select(COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+      page,
+    );
   },
 
   /** The recording that holds exactly these bytes in this space, if any (imports skip what they have seen). */

@@ -4,11 +4,12 @@ import type { Db, NotesTable, RecordingsTable } from '../../db/schema.ts';
 import { zodIssueToError } from '../../http/validation.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
+import { spaceOf } from '../../lib/space.ts';
 import { nowIso, parseDateTime } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent } from '../events/events.ts';
 import type { SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
-import { notesRepo, type Space } from '../notes/notes.repo.ts';
+import { notesRepo } from '../notes/notes.repo.ts';
 import { type CreateNoteInput, Tags, Title } from '../notes/notes.schema.ts';
 import { renderTranscript, toNoteListItem } from '../notes/notes.view.ts';
 import type { TranscriptSegment } from '../processing/parse-transcript.ts';
@@ -27,8 +28,6 @@ import { probeAudio } from './probe-audio.ts';
 import { recordingsRepo } from './recordings.repo.ts';
 import type { ListRecordingsInput } from './recordings.schema.ts';
 import { toRecording } from './recordings.view.ts';
-
-const space = (actor: Actor): Space => ({ accountId: actor.accountId, mode: actor.mode });
 
 /** What POST /v1/recordings answers: the ids to follow and the note's state. */
 export interface RecordingAccepted {
@@ -163,7 +162,7 @@ export async function createRecordingFromAudio(
 ): Promise<RecordingAccepted> {
   const audio = await probeAudio(file.path);
   const id = newId('recording');
-  const key = audioKey(space(actor), id, audio.extension);
+  const key = audioKey(spaceOf(actor), id, audio.extension);
   const createdAt = fields.created_at ?? nowIso();
   const recording = recordingRow(actor, {
     id,
@@ -205,7 +204,7 @@ export async function createRecordingFromAudio(
 export async function listRecordings(db: Db, actor: Actor, input: ListRecordingsInput) {
   const { rows, total } = await recordingsRepo.list(
     db,
-    space(actor),
+    spaceOf(actor),
     { from: input.from, to: input.to },
     { limit: input.per_page, offset: (input.page - 1) * input.per_page },
   );
@@ -213,7 +212,7 @@ export async function listRecordings(db: Db, actor: Actor, input: ListRecordings
 }
 
 async function findRecording(db: Db, actor: Actor, id: string) {
-  const row = isId('recording', id) ? await recordingsRepo.find(db, space(actor), id) : undefined;
+  const row = isId('recording', id) ? await recordingsRepo.find(db, spaceOf(actor), id) : undefined;
   if (!row) throw notFound('recording', id);
   return row;
 }
@@ -284,7 +283,7 @@ export async function readRecordingAudio(
 
 /** The recording already holding exactly these bytes in the caller's space (imports skip those). */
 export function findRecordingByContent(db: Db, actor: Actor, sha256: string) {
-  return recordingsRepo.findByContent(db, space(actor), sha256);
+  return recordingsRepo.findByContent(db, spaceOf(actor), sha256);
 }
 
 function recordingRow(
@@ -342,7 +341,7 @@ async function insertIngest(
     jobMaxAttempts: number;
   },
 ): Promise<void> {
-  const s = space(actor);
+  const s = spaceOf(actor);
   const { note, recording } = ingest;
   await notesRepo.insert(trx, note);
   if (ingest.segments.length) await insertTranscript(trx, s, note.id, ingest.segments, ingest.speakerNames);
