@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
+import { exponentialDelayMs, type Jitter, withJitter } from '../lib/backoff.ts';
 import { nowIso, toIso } from '../lib/time.ts';
 import { createWorkerId } from '../lib/worker-id.ts';
 import { JOB_CATALOG } from './catalog.ts';
@@ -26,7 +27,7 @@ export interface RunDueJobsOptions {
 /** Backoff never grows beyond this, whatever the base and attempt. */
 const MAX_RETRY_DELAY_MS = 6 * 3600_000;
 /** Retry delays are spread by ±20% so jobs that failed together do not retry together. */
-const JITTER = 0.2;
+const JITTER: Jitter = { below: 0.2, above: 0.2 };
 
 /** Delay before retry number `attempt` (1-based): base × 2^(attempt−1), ±20% jitter, capped at six hours. */
 export function computeRetryDelayMs(
@@ -34,9 +35,10 @@ export function computeRetryDelayMs(
   baseSeconds: number,
   random: () => number = Math.random,
 ) {
-  const exponential = baseSeconds * 1000 * 2 ** (attempt - 1);
-  const jittered = exponential * (1 - JITTER + 2 * JITTER * random());
-  return Math.min(MAX_RETRY_DELAY_MS, Math.round(jittered));
+  return Math.min(
+    MAX_RETRY_DELAY_MS,
+    withJitter(exponentialDelayMs(attempt, baseSeconds * 1000), JITTER, random),
+  );
 }
 
 /**
