@@ -191,15 +191,7 @@ async function importOne(
     }
     const sha256 = await hashFile(file);
     const existing = await findRecordingByContent(ctx.db, actor, sha256);
-    if (existing?.note_id) {
-      return {
-        file,
-        outcome: 'skipped',
-        reason: 'already imported',
-        recording_id: existing.id,
-        note_id: existing.note_id,
-      };
-    }
+    if (existing?.note_id) return alreadyImported(file, existing.id, existing.note_id);
     // Copied under DATA_DIR, from where storage moves it: the original stays where it is.
     const temp = await createTempPath(ctx.config.dataDir);
     try {
@@ -226,15 +218,7 @@ async function importOne(
   const bytes = await fsp.readFile(file);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const existing = await findRecordingByContent(ctx.db, actor, sha256);
-  if (existing?.note_id) {
-    return {
-      file,
-      outcome: 'skipped',
-      reason: 'already imported',
-      recording_id: existing.id,
-      note_id: existing.note_id,
-    };
-  }
+  if (existing?.note_id) return alreadyImported(file, existing.id, existing.note_id);
   const input = transcriptInput(file, bytes.toString('utf8'));
   const accepted = await createRecordingFromTranscript(
     ctx.db,
@@ -244,6 +228,17 @@ async function importOne(
     { sha256 },
   );
   return { file, outcome: 'imported', kind: 'transcript', ...accepted };
+}
+
+/** A file whose bytes this space already holds: skipped, naming what it became. */
+function alreadyImported(file: string, recordingId: string, noteId: string): ImportOutcome {
+  return {
+    file,
+    outcome: 'skipped',
+    reason: 'already imported',
+    recording_id: recordingId,
+    note_id: noteId,
+  };
 }
 
 async function hashFile(file: string): Promise<string> {
