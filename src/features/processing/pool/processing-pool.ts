@@ -68,8 +68,9 @@ export class ProcessingTimeoutError extends Error {
 }
 
 async function run(task: ProcessingTask, signal?: AbortSignal): Promise<ProcessingOutcome> {
-  signal?.throwIfAborted();
   try {
+    // A budget spent before the task starts (on the analysis, say, before chunking) stops it the same way.
+    signal?.throwIfAborted();
     const pool = getPool(task.kind === 'parse' ? 'requests' : 'jobs');
     return (await pool.run(task, signal ? { signal } : {})) as ProcessingOutcome;
   } catch (err) {
