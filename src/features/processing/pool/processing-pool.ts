@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ProcessingSettings } from '../../../config.ts';
 import { AppError } from '../../../lib/errors.ts';
@@ -49,7 +51,10 @@ function getPool(name: PoolName): Piscina {
     idleTimeout: IDLE_MS,
     // Every task is CPU-bound: one at a time per thread.
     concurrentTasksPerWorker: 1,
-    ...(fromSource ? { execArgv: ['--import', 'tsx'] } : {}),
+    // tsx found from this file, not from the working directory (`minutes` may run anywhere).
+    ...(fromSource
+      ? { execArgv: ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] }
+      : {}),
   });
   return pools[name];
 }
