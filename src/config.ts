@@ -86,7 +86,7 @@ export const ConfigSchema = z.object({
   TRANSCRIBE_API_KEY: z.string().optional(),
   TRANSCRIBE_MODEL: z.string().min(1).default('whisper-1'),
   TRANSCRIBE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
-  // Worker threads for transcript parsing, analysis and chunking; 0: one fewer than the CPU cores (at least 1).
+  // Worker threads for analysis and chunking (0: one fewer than the CPU cores, at least 1); parsing has one more.
   PROCESSING_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   ANALYSIS_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
   ANALYZER: z.enum(['builtin', 'openai']).default('builtin'),
