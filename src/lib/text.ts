@@ -1,6 +1,8 @@
 /** A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const ANY_SURROGATE = /[\uD800-\uDFFF]/;
+/** Fields never repaired: webhook signing secrets (refused by their schema when not well-formed). */
+const KEEP_AS_SENT: ReadonlySet<string> = new Set(['secret']);
 
 /**
  * The string with every lone surrogate replaced by U+FFFD (what String#toWellFormed does). JSON allows
@@ -11,8 +13,12 @@ export function wellFormed(text: string): string {
   return ANY_SURROGATE.test(text) ? text.replace(LONE_SURROGATE, '\uFFFD') : text;
 }
 
-/** A parsed JSON value with every string (keys too) made well-formed; iterative, as bodies may nest deeply. */
-export function wellFormedDeep<T>(value: T): T {
+/**
+ * A parsed JSON value with every string (keys too) made well-formed; iterative, as bodies may nest deeply.
+ * Values under a key in `keep` stay as sent: a secret is key material, and its schema refuses one that is
+ * not well-formed rather than have it silently changed (docs/decisions.md).
+ */
+export function wellFormedDeep<T>(value: T, keep: ReadonlySet<string> = KEEP_AS_SENT): T {
   if (typeof value === 'string') return wellFormed(value) as T;
   if (value === null || typeof value !== 'object') return value;
   const stack: unknown[] = [value];
@@ -33,6 +39,7 @@ export function wellFormedDeep<T>(value: T): T {
         delete node[key];
         node[fixedKey] = v;
       }
+      if (keep.has(fixedKey)) continue;
       if (typeof v === 'string') node[fixedKey] = wellFormed(v);
       else if (v !== null && typeof v === 'object') stack.push(v);
     }
