@@ -23,9 +23,20 @@ function printedKeys(stdout: string): Record<string, string> {
   return Object.fromEntries([...stdout.matchAll(KEY_LINE)].map((m) => [m[1]!, m[2]!]));
 }
 
+/**
+ * GET, retried on a connection reset: while the first start builds the embedder cache the server's event loop
+ * can stall past its keep-alive timeout, and the timer then closes the idle socket the client is reusing
+ * (ECONNRESET on a busy machine). A GET is safe to send again; any answer is returned as it is.
+ */
 async function get(server: ServerProcess, path: string, key?: string) {
-  const res = await fetch(server.url + path, key ? { headers: { authorization: `Bearer ${key}` } } : {});
-  return { status: res.status, body: (await res.json()) as any };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(server.url + path, key ? { headers: { authorization: `Bearer ${key}` } } : {});
+      return { status: res.status, body: (await res.json()) as any };
+    } catch (err) {
+      if (attempt >= 3 || (err as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw err;
+    }
+  }
 }
 
 for (const dialect of DIALECTS) {
