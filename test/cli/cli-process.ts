@@ -121,8 +121,12 @@ export async function spawnServer(
   nodeArgs: string[],
   settings: Record<string, string>,
 ): Promise<ServerProcess> {
-  const service = await spawnService(nodeArgs, { PORT: '0', HOST: '127.0.0.1', ...settings }, (out) =>
-    logLine(out, 'minutes listening', (entry) => entry.url as string | undefined),
+  // A minute: a first start migrates and a busy machine (CI with other work) is slow; the wait ends at the line.
+  const service = await spawnService(
+    nodeArgs,
+    { PORT: '0', HOST: '127.0.0.1', ...settings },
+    (out) => logLine(out, 'minutes listening', (entry) => entry.url as string | undefined),
+    60_000,
   );
   return { ...service, url: service.ready };
 }

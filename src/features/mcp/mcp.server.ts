@@ -9,6 +9,7 @@ import {
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
+import { sliceCodePoints, wellFormedDeep } from '../../lib/text.ts';
 import { VERSION } from '../../lib/version.ts';
 import { ListNotesQuery } from '../notes/notes.schema.ts';
 import { getNote, listNotes } from '../notes/notes.service.ts';
@@ -30,7 +31,8 @@ async function callTool(tool: ToolDefinition, ctx: ToolContext, args: unknown): 
   let outcome = 'ok';
   try {
     requireToolScope(tool, ctx);
-    const value = await tool.run(ctx, parseOrThrow(tool.input, args ?? {}));
+    // Lone surrogates become U+FFFD, as in REST bodies (one rule on both databases).
+    const value = await tool.run(ctx, parseOrThrow(tool.input, wellFormedDeep(args ?? {})));
     return {
       content: [{ type: 'text', text: JSON.stringify(value) }],
       structuredContent: value as Record<string, unknown>,
@@ -77,7 +79,7 @@ function registerNoteResource(server: McpServer, ctx: ToolContext) {
           resources: page.data.map((note) => ({
             uri: `note://${note.id}`,
             name: note.title,
-            description: `${note.created_at.slice(0, 10)}: ${note.summary}`.slice(0, 300),
+            description: sliceCodePoints(`${note.created_at.slice(0, 10)}: ${note.summary}`, 300),
             mimeType: 'application/json',
           })),
         };
