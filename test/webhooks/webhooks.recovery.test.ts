@@ -84,19 +84,19 @@ for (const dialect of DIALECTS) {
 
       const second = await spawnWorker(h.db.database, SETTINGS);
       workers.push(second);
-      const after = () => requestsTo(path).filter((r) => r.receivedAt >= killedAt);
+      const sinceKill = () => requestsTo(path).filter((r) => r.receivedAt >= killedAt);
       await eventually(async () => {
-        const got = new Set(after().map((r) => r.headers['webhook-id']));
+        const got = new Set(sinceKill().map((r) => r.headers['webhook-id']));
         return events.every((e) => got.has(e.id));
       }, 45_000);
       const queuedAt = Math.min(
-        ...after()
+        ...sinceKill()
           .filter((r) => !inFlight.has(r.headers['webhook-id']))
           .map((r) => r.receivedAt),
       );
       const resentAt = Math.max(
         ...[...inFlight].map(
-          (id) => after().find((r) => r.headers['webhook-id'] === id)?.receivedAt ?? Number.NaN,
+          (id) => sinceKill().find((r) => r.headers['webhook-id'] === id)?.receivedAt ?? Number.NaN,
         ),
       );
       console.log(
