@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/schema.ts';
-import { dot } from './embedders/embedder.ts';
 import { type SearchFilters, type Space, searchRepo } from './search.repo.ts';
-import { bytesToVector, vectorToBytes } from './search.tables.ts';
+import { vectorToBytes } from './search.tables.ts';
 
 /** One note's vector: the normalised mean of its chunk vectors. */
 export interface NoteVector {
@@ -22,12 +21,11 @@ export interface VectorHit {
  * Nearest-neighbour search over note vectors: the first stage of vector search (the chunks of the notes it
  * returns are then compared with the query one by one, from the embeddings stored with the chunks). One vector
  * per note keeps the index small (10,000 notes, not 130,000 passages) and the search fast. Chosen at start by
- * what the database offers: `sqlite-vec` (vec0, partitioned by account and mode), `exact` (SQLite without the
- * extension: cosine over `search_notes.embedding`), `pgvector` (HNSW) or `none` (PostgreSQL without pgvector:
- * keyword only).
+ * what the database offers: `sqlite-vec` (vec0, partitioned by account and mode), `pgvector` (HNSW), or `exact`
+ * (either database without its extension: cosine over `search_notes.embedding` in the server process).
  */
 export interface VectorStore {
-  readonly kind: 'sqlite-vec' | 'exact' | 'pgvector' | 'none';
+  readonly kind: 'sqlite-vec' | 'exact' | 'pgvector';
   /** Creates the table for vectors of `dims` components if it is missing. */
   prepare(db: Db, dims: number): Promise<void>;
   /** Drops every vector table (a rebuild with another embedder follows). */
@@ -115,9 +113,15 @@ async function removeSeqs(db: Db, dims: number, seqs: number[]) {
   }
 }
 
+/** Note vectors read per page by the exact search: 2,000 × 384 floats is 3 MB, whatever the space's size. */
+const EXACT_PAGE = 2_000;
+
 /**
- * SQLite without sqlite-vec: exact cosine over the note vectors stored in `search_notes`. Same results, but it
- * reads every note vector of the space per query.
+ * Without a vector extension (SQLite without sqlite-vec, PostgreSQL without pgvector): exact cosine, in the server
+ * process, over the note vectors stored in `search_notes` (float32 bytes in a BLOB / BYTEA). The space's vectors
+ * are read in pages in note-id order and only the best `k` kept, so memory stays bounded (one page plus `k` hits)
+ * however large the space; the time grows with it (docs/performance.md: measured up to 100,000 notes per space).
+ * Same results as an extension's exact search.
  */
 export const exactStore: VectorStore = {
   kind: 'exact',
@@ -127,15 +131,39 @@ export const exactStore: VectorStore = {
   remove: async () => {},
   count: async () => 0,
   async search(db, _dims, space, vector, k, { embedderId }) {
-    const rows = await searchRepo.noteEmbeddings(db, space, embedderId);
-    const hits: VectorHit[] = rows.map((r) => ({
-      noteId: r.note_id,
-      similarity: dot(vector, bytesToVector(r.embedding)),
-    }));
-    hits.sort((a, b) => b.similarity - a.similarity || (a.noteId < b.noteId ? -1 : 1));
-    return hits.slice(0, k);
+    const best: VectorHit[] = [];
+    let floor = Number.NEGATIVE_INFINITY;
+    let after = '';
+    for (;;) {
+      const page = await searchRepo.noteEmbeddingsPage(db, space, embedderId, after, EXACT_PAGE);
+      for (const row of page) {
+        const similarity = dotBytes(vector, row.embedding);
+        if (best.length >= k && similarity <= floor) continue;
+        best.push({ noteId: row.note_id, similarity });
+        if (best.length >= 2 * k) {
+          best.sort(byHit);
+          best.length = k;
+          floor = best[k - 1]!.similarity;
+        }
+      }
+      if (page.length < EXACT_PAGE) break;
+      after = page[page.length - 1]!.note_id;
+    }
+    best.sort(byHit);
+    return best.slice(0, k);
   },
 };
+
+const byHit = (a: VectorHit, b: VectorHit) => b.similarity - a.similarity || (a.noteId < b.noteId ? -1 : 1);
+
+/** Dot product of a query with a vector stored as float32 little-endian bytes, without copying it. */
+function dotBytes(query: Float32Array, bytes: Uint8Array): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = Math.min(query.length, bytes.byteLength >> 2);
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += query[i]! * view.getFloat32(i * 4, true);
+  return sum;
+}
 
 const pgTable = (dims: number) => `search_note_vectors_${Math.trunc(dims)}`;
 /** pgvector's HNSW index takes vectors of at most 2,000 dimensions; wider ones are searched exactly. */
@@ -203,17 +231,6 @@ export function pgvectorStore(version: string): VectorStore {
   };
 }
 
-/** PostgreSQL without pgvector: no vector search at all. */
-export const noVectorStore: VectorStore = {
-  kind: 'none',
-  prepare: async () => {},
-  reset: async () => {},
-  put: async () => {},
-  remove: async () => {},
-  count: async () => 0,
-  search: async () => [],
-};
-
 async function countRows(db: Db, table: string): Promise<number> {
   const row = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(db);
   return Number(row.rows[0]?.n ?? 0);
@@ -254,8 +271,8 @@ export async function detectVectorStore(
   const version = row.rows[0]?.extversion;
   if (!version) {
     return {
-      store: noVectorStore,
-      note: 'pgvector is not installed in this PostgreSQL; search is keyword-only (tsvector)',
+      store: exactStore,
+      note: 'pgvector is not installed in this PostgreSQL; vector search compares every note vector of the space exactly in the server process (install pgvector for an HNSW index: docs/operations.md)',
     };
   }
   return { store: pgvectorStore(version) };
