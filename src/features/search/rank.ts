@@ -52,6 +52,12 @@ export interface RankParams {
    */
   semanticZ: number;
   semanticMinCosine: number;
+  /**
+   * Meaning alone decides relevance only for a query whose words the notes barely hold (best coverage at most
+   * this): a paraphrase. When the words match, the keyword evidence decides (fitted on QMSum), and a long note
+   * that is merely about meetings in general cannot pass the line by its best passage's cosine.
+   */
+  semanticMaxCoverage: number;
   /** Relevance added per unit of cosine above `semanticMinCosine` (at most 0.75 by meaning alone). */
   semanticSlope: number;
   /**
@@ -78,6 +84,7 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   rareFloor: 0.55,
   semanticZ: 2,
   semanticMinCosine: 0.3,
+  semanticMaxCoverage: 0.5,
   semanticSlope: 1,
   vetoCosine: 0.25,
 };
@@ -184,7 +191,11 @@ export function rankNotes(
     let relevance = ceiling;
     if (e.vector !== undefined && vec[i]! < params.vetoCosine) relevance = Math.min(relevance, VETOED);
     if (e.rareTermsPresent) relevance = Math.max(relevance, params.rareFloor);
-    if (features.zVector >= params.semanticZ && features.vector >= params.semanticMinCosine) {
+    if (
+      bestCoverage <= params.semanticMaxCoverage &&
+      features.zVector >= params.semanticZ &&
+      features.vector >= params.semanticMinCosine
+    ) {
       const bySense = 0.5 + params.semanticSlope * (features.vector - params.semanticMinCosine);
       relevance = Math.max(relevance, Math.min(SEMANTIC_CAP, bySense));
     }

@@ -154,6 +154,20 @@ export const searchRepo = {
       )
       .execute(),
 
+  /** How many note vectors the space has from `embedderId`, and the newest indexed_at: changes when any is written. */
+  async noteEmbeddingsStamp(db: Db, space: Space, embedderId: string) {
+    const row = await searchDb(db)
+      .selectFrom('search_notes')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('indexed_at').as('newest')])
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .where('embedder', '=', embedderId)
+      .where('embedding', 'is not', null)
+      .executeTakeFirstOrThrow();
+    const count = Number(row.n);
+    return { count, value: `${count}/${String(row.newest ?? '')}` };
+  },
+
   /** One page of the space's note vectors made by `embedderId`, in note id order after `afterNoteId` (exact search). */
   async noteEmbeddingsPage(db: Db, space: Space, embedderId: string, afterNoteId: string, limit: number) {
     const rows = await searchDb(db)
