@@ -43,6 +43,8 @@ export function buildApp(deps: Deps) {
       status: 'ok',
       database: deps.dialect,
       ...(search ? { search: search.state === 'ready' ? (search.mode ?? 'hybrid') : search.state } : {}),
+      // How vectors are searched once ready: sqlite-vec, pgvector (HNSW) or exact (in the server process).
+      ...(search?.vectors ? { search_vectors: search.vectors } : {}),
     });
   });
 

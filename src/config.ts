@@ -96,7 +96,7 @@ export const ConfigSchema = z.object({
   ANALYZE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
   // Search (src/features/search): which embedder builds the vector index.
   // `builtin`: all-MiniLM-L6-v2 shipped in an npm package (the default); `glove`: the smaller GloVe average.
-  EMBEDDER: z.enum(['builtin', 'glove', 'transformers', 'openai']).default('glove'),
+  EMBEDDER: z.enum(['builtin', 'glove', 'transformers', 'openai']).default('builtin'),
   EMBEDDER_PRECISION: z.enum(['int8', 'fp32']).default('int8'),
   EMBEDDER_MODEL: z.string().min(1).optional(),
   EMBEDDER_BASE_URL: httpUrl.default('https://api.openai.com/v1'),

@@ -7,6 +7,7 @@ import { ginFastupdateOff } from './migrations/0005-gin-fastupdate-off.ts';
 import { noteTagsCreatedAt } from './migrations/0006-note-tags-created-at.ts';
 import { deletionAndRetention } from './migrations/0007-deletion-and-retention.ts';
 import { webhooksFairness } from './migrations/0008-webhooks-fairness.ts';
+import { searchNotesBySpace } from './migrations/0009-search-notes-by-space.ts';
 import { dashboardUsers } from './migrations/0010-dashboard-users.ts';
 import type { Db, Dialect } from './schema.ts';
 
@@ -33,6 +34,7 @@ export const MIGRATIONS: Migration[] = [
   noteTagsCreatedAt,
   deletionAndRetention,
   webhooksFairness,
+  searchNotesBySpace,
   dashboardUsers,
 ];
 

@@ -120,23 +120,27 @@ for (const dialect of DIALECTS) {
           const early = await get(server, '/readyz');
           expect(early).toMatchObject({ status: 200, body: { status: 'ok', search: 'preparing' } });
           // Logged before the work starts, but the line may still be in the pipe: wait for it.
-          await waitFor(() => server.stdout().includes('building the builtin embedder cache'), 30_000);
+          await waitFor(() => server.stdout().includes('building the sentence model'), 30_000);
         }
         let ready = await get(server, '/readyz');
         await waitFor(async () => {
           ready = await get(server, '/readyz');
           return ready.body.search !== 'preparing';
         }, 60_000);
+        // The first start built the sentence model's ONNX file under DATA_DIR/models (in the background).
+        if (dialect === 'sqlite') expect(server.stdout()).toContain('building the sentence model');
         expect(ready.body).toMatchObject({
           status: 'ok',
           database: dialect,
-          search: dialect === 'sqlite' ? 'hybrid' : 'keyword-only',
+          search: 'hybrid',
+          // PostgreSQL here has no pgvector: vectors are compared exactly in the server process.
+          search_vectors: dialect === 'sqlite' ? 'sqlite-vec' : 'exact',
         });
         if (dialect === 'sqlite') {
           // Listening came first, search (hybrid) seconds later. /readyz can say so before the log line has come
           // through the pipe: wait for the line, then compare the order of the two.
           await waitFor(
-            () => logLine(server.stdout(), 'search: hybrid keyword + vector') !== undefined,
+            () => logLine(server.stdout(), 'search: hybrid keyword + vector (vector store: sqlite-vec)') !== undefined,
             30_000,
           );
           const messages = server
@@ -146,7 +150,7 @@ for (const dialect of DIALECTS) {
             .map((l) => (JSON.parse(l) as { msg: string }).msg);
           expect(messages.indexOf('minutes listening')).toBeGreaterThanOrEqual(0);
           expect(messages.indexOf('minutes listening')).toBeLessThan(
-            messages.indexOf('search: hybrid keyword + vector'),
+            messages.indexOf('search: hybrid keyword + vector (vector store: sqlite-vec)'),
           );
         }
         const live = await get(server, '/v1/notes', keys.live);
