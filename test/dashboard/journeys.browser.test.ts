@@ -401,6 +401,24 @@ describe.runIf(browserAvailable())(
       await expect(page.getByText(/you are viewing the account.s test data/).count()).resolves.toBe(0);
     });
 
+    it('works from the keyboard: the skip link comes first and focus is visible', async () => {
+      await page.goto(`${server.url}/`);
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const el = (globalThis as any).document.activeElement;
+        const style = (globalThis as any).getComputedStyle(el);
+        return { text: el.textContent, outline: style.outlineStyle, width: style.outlineWidth };
+      });
+      expect(focused.text).toBe('Skip to content');
+      expect(focused.outline).not.toBe('none');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      const next = await page.evaluate(
+        () => (globalThis as any).document.activeElement.closest('main') !== null,
+      );
+      expect(next).toBe(true);
+    });
+
     it('is usable at phone width', async () => {
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(noteUrl);
