@@ -6,7 +6,7 @@ import { registerKeysCommands } from './cli/keys.command.ts';
 import { registerSearchCommands } from './cli/search.command.ts';
 import { registerServerCommands } from './cli/server.command.ts';
 import { describeError } from './cli/shutdown.ts';
-import { ConfigError } from './config.ts';
+import { ConfigError, loadEnvFile } from './config.ts';
 import { AppError } from './lib/errors.ts';
 import { VERSION } from './lib/version.ts';
 
@@ -15,7 +15,8 @@ export function buildCli(): Command {
   const program = new Command('minutes')
     .description(
       'Minutes: notes from recordings, over a REST API, webhooks and MCP.\n' +
-        'Settings come from the environment (PORT, DATA_DIR, DATABASE_URL, …; see README.md).',
+        'Settings come from the environment, then from a .env file in the working directory (PORT, DATA_DIR,\n' +
+        'DATABASE_URL, …; see .env.example and README.md): the same ones the server reads.',
     )
     .version(VERSION);
   registerServerCommands(program);
@@ -29,6 +30,7 @@ export function buildCli(): Command {
 /** Runs the CLI; a user mistake prints one line on stderr and exits 1, never a stack trace. */
 export async function runCli(argv: string[]): Promise<void> {
   try {
+    loadEnvFile();
     await buildCli().parseAsync(argv);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof AppError || err instanceof UsageError) {

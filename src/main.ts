@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { describeError, onShutdownSignal } from './cli/shutdown.ts';
 import { type BackgroundWorkers, startBackgroundWorkers } from './cli/workers.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.ts';
 import { openDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
@@ -166,6 +166,7 @@ function clientHost(host: string): string {
 
 /** `npm start` and `minutes serve`: start, then stop gracefully on SIGINT/SIGTERM. */
 export async function runServe(options: { worker?: boolean } = {}): Promise<RunningServer> {
+  loadEnvFile();
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const starting = startServer(config, { ...options, logger });

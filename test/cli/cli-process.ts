@@ -22,7 +22,8 @@ export function childEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
   for (const [name, value] of Object.entries(process.env)) {
     if (!(name in ConfigSchema.shape)) env[name] = value;
   }
-  return { ...env, ...settings };
+  // No .env of a developer's checkout either, unless a test names one.
+  return { ...env, ENV_FILE: 'none', ...settings };
 }
 
 /** Settings that point a child process at a test database. */
