@@ -271,6 +271,7 @@ export const API_MD_SCOPES: Record<string, Scope> = {
   'PATCH /v1/notes/{id}': 'notes:write',
   'DELETE /v1/notes/{id}': 'notes:write',
   'PATCH /v1/notes/{id}/speakers': 'notes:write',
+  'GET /v1/notes/{id}/export': 'notes:read',
   'GET /v1/recordings': 'recordings:read',
   'GET /v1/recordings/{id}': 'recordings:read',
   'GET /v1/recordings/{id}/audio': 'recordings:read',

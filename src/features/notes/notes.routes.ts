@@ -14,6 +14,7 @@ import { validationHook } from '../../http/validation.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
 import { createAudioStorage } from '../storage/audio-storage.ts';
+import { exportRoutes } from './export/export.routes.ts';
 import {
   CreateNoteBody,
   DeletedResponse,
@@ -176,6 +177,7 @@ export function notesRoutes(deps: Deps) {
 
   // (ext) Sub-resources of a note, in files of their own.
   app.route('/', speakersRoutes(deps));
+  app.route('/', exportRoutes(deps));
 
   return app;
 }
