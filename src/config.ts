@@ -51,6 +51,7 @@ export const ConfigSchema = z.object({
   MAX_TRANSCRIPT_BYTES: z.coerce.number().int().min(1024).default(2_097_152),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
   WEBHOOKS_RETRY_SCHEDULE: seconds.default([30, 120, 480]),
+  WEBHOOKS_SECRET_OVERLAP_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(86_400),
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   WEBHOOKS_ALLOW_HOSTS: z
     .string()
@@ -115,7 +116,12 @@ export type Config = {
   rateLimitPerMinute: number;
   maxBodyBytes: number;
   maxTranscriptBytes: number;
-  webhooks: { allowPrivateTargets: boolean; retryScheduleSeconds: number[] };
+  webhooks: {
+    allowPrivateTargets: boolean;
+    retryScheduleSeconds: number[];
+    /** (ext) How long a rotated-out secret keeps signing (WEBHOOKS_SECRET_OVERLAP_SECONDS). */
+    secretOverlapSeconds: number;
+  };
   /** How the webhook worker delivers (src/features/webhooks). */
   webhookDelivery: {
     /** Per attempt, from DNS lookup to the last byte of the response. */
@@ -206,6 +212,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooks: {
       allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
       retryScheduleSeconds: e.WEBHOOKS_RETRY_SCHEDULE,
+      secretOverlapSeconds: e.WEBHOOKS_SECRET_OVERLAP_SECONDS,
     },
     webhookDelivery: {
       timeoutMs: e.WEBHOOKS_TIMEOUT_MS,

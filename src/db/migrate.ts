@@ -5,6 +5,7 @@ import { search } from './migrations/0003-search.ts';
 import { recordings } from './migrations/0004-recordings.ts';
 import { ginFastupdateOff } from './migrations/0005-gin-fastupdate-off.ts';
 import { noteTagsCreatedAt } from './migrations/0006-note-tags-created-at.ts';
+import { webhookSecretRotation } from './migrations/0011-webhook-secret-rotation.ts';
 import type { Db, Dialect } from './schema.ts';
 
 /** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
@@ -28,6 +29,7 @@ export const MIGRATIONS: Migration[] = [
   recordings,
   ginFastupdateOff,
   noteTagsCreatedAt,
+  webhookSecretRotation,
 ];
 
 const LOCK_ID = 7_355_608;

@@ -8,7 +8,11 @@ describe('loadConfig', () => {
     expect(config.port).toBe(8080);
     expect(config.database).toEqual({ dialect: 'sqlite', file: path.resolve('data', 'minutes.sqlite') });
     expect(config.rateLimitPerMinute).toBe(600);
-    expect(config.webhooks).toEqual({ allowPrivateTargets: false, retryScheduleSeconds: [30, 120, 480] });
+    expect(config.webhooks).toEqual({
+      allowPrivateTargets: false,
+      retryScheduleSeconds: [30, 120, 480],
+      secretOverlapSeconds: 86_400,
+    });
   });
 
   it('switches to PostgreSQL with DATABASE_URL', () => {
@@ -26,7 +30,7 @@ describe('loadConfig', () => {
     });
     expect(config.port).toBe(9000);
     expect(config.database).toEqual({ dialect: 'sqlite', file: '/tmp/minutes-x/minutes.sqlite' });
-    expect(config.webhooks).toEqual({ allowPrivateTargets: true, retryScheduleSeconds: [1, 2, 4] });
+    expect(config.webhooks).toMatchObject({ allowPrivateTargets: true, retryScheduleSeconds: [1, 2, 4] });
     expect(config.rateLimitPerMinute).toBe(0);
   });
 

@@ -285,4 +285,6 @@ export const API_MD_SCOPES: Record<string, Scope> = {
   'DELETE /v1/webhooks/{id}': 'webhooks:manage',
   'GET /v1/webhooks/{id}/deliveries': 'webhooks:manage',
   'POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver': 'webhooks:manage',
+  'POST /v1/webhooks/{id}/test': 'webhooks:manage',
+  'POST /v1/webhooks/{id}/rotate-secret': 'webhooks:manage',
 };

@@ -4,6 +4,7 @@ import { jsonBody } from '../../http/middleware.ts';
 import { bodyErrors, commonErrors, notFoundError, scopedRoute } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { createOutboundPolicy } from './outbound/guarded-request.ts';
+import { webhookExtrasRoutes } from './webhook-extras.routes.ts';
 import {
   CreateWebhookBody,
   DeletedWebhook,
@@ -190,6 +191,9 @@ export function webhooksRoutes(deps: Deps) {
       );
     },
   );
+
+  // (ext) Test deliveries and secret rotation, in files of their own.
+  app.route('/', webhookExtrasRoutes(deps));
 
   return app;
 }

@@ -1,4 +1,4 @@
-import type { EventType } from '../events/events.ts';
+import type { AnyEventType, EventType } from '../events/events.ts';
 import type { DeliveriesTable, DeliveryAttemptsTable, WebhooksTable } from './webhooks.tables.ts';
 
 const events = (row: WebhooksTable) => JSON.parse(row.events) as EventType[];
@@ -11,6 +11,11 @@ export function toWebhook(row: WebhooksTable) {
     events: events(row),
     active: row.active === 1,
     created_at: row.created_at,
+    ...(row.secret !== null &&
+    row.previous_secret &&
+    (row.previous_secret_expires_at ?? '') > new Date().toISOString()
+      ? { previous_secret_expires_at: row.previous_secret_expires_at! }
+      : {}),
   };
 }
 
@@ -36,7 +41,7 @@ export function toDelivery(row: DeliveriesTable, attempts: DeliveryAttemptsTable
     id: row.id,
     webhook_id: row.webhook_id,
     event_id: row.event_id,
-    event_type: row.event_type as EventType,
+    event_type: row.event_type as AnyEventType,
     status: row.status,
     attempt_count: Number(row.attempts),
     ...(row.status === 'pending' && row.next_attempt_at ? { next_attempt_at: row.next_attempt_at } : {}),
