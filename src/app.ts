@@ -8,6 +8,7 @@ import { recordingsRoutes } from './features/recordings/recordings.routes.ts';
 import { searchRoutes } from './features/search/search.routes.ts';
 import { searchReadiness } from './features/search/search-engine.ts';
 import { ensureSeeded } from './features/test-mode/seed.service.ts';
+import { documentWebhookEvents } from './features/webhooks/webhook-events.openapi.ts';
 import { webhooksRoutes } from './features/webhooks/webhooks.routes.ts';
 import type { AppEnv, Deps } from './http/context.ts';
 import { errorResponse, toAppError } from './http/errors.ts';
@@ -81,6 +82,7 @@ export function buildApp(deps: Deps) {
   // MCP authenticates itself with the same keys (its Origin check comes first), so it is outside /v1.
   app.route('/mcp', mcpRoutes(deps));
   documentMcp(app.openAPIRegistry);
+  documentWebhookEvents(app.openAPIRegistry);
 
   app.notFound(routeNotFound(app, deps));
   return app;
