@@ -48,15 +48,10 @@ export async function collectParaphraseEvidence(deps: Deps, actor: Actor): Promi
   const space = { accountId: actor.accountId, mode: actor.mode };
   const noteIds = new Map<string, string>();
   for (const [i, note] of set.notes.entries()) {
-    const created = await createNote(
-      deps.db,
-      actor,
-      {
-        transcript: note.transcript,
-        created_at: new Date(Date.UTC(2026, 1, 1) + i * 3_600_000).toISOString(),
-      },
-      { maxTranscriptBytes: 1e6, jobMaxAttempts: 3 },
-    );
+    const created = await createNote(deps, actor, {
+      transcript: note.transcript,
+      created_at: new Date(Date.UTC(2026, 1, 1) + i * 3_600_000).toISOString(),
+    });
     noteIds.set(note.id, created.id);
   }
   await runDueJobs(deps);

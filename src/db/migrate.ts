@@ -9,6 +9,7 @@ import { deletionAndRetention } from './migrations/0007-deletion-and-retention.t
 import { webhooksFairness } from './migrations/0008-webhooks-fairness.ts';
 import { searchNotesBySpace } from './migrations/0009-search-notes-by-space.ts';
 import { dashboardUsers } from './migrations/0010-dashboard-users.ts';
+import { webhookSecretRotation } from './migrations/0011-webhook-secret-rotation.ts';
 import type { Db, Dialect } from './schema.ts';
 
 /** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
@@ -36,6 +37,7 @@ export const MIGRATIONS: Migration[] = [
   webhooksFairness,
   searchNotesBySpace,
   dashboardUsers,
+  webhookSecretRotation,
 ];
 
 const LOCK_ID = 7_355_608;
