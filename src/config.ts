@@ -1,5 +1,5 @@
-import { availableParallelism } from 'node:os';
 import fs from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';

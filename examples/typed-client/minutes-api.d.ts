@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol endpoint (Streamable HTTP, stateless)
-         * @description The MCP server for AI assistants: JSON-RPC 2.0 over Streamable HTTP, one request per POST, no session. Authenticated with the same API keys; each tool needs the scope of the REST operation it wraps (a missing scope is an `isError` tool result, not an HTTP error). Tools: search_notes, list_notes, get_note, get_transcript, update_note, list_action_items, update_action_item, list_highlights, list_webhooks; call `tools/list` for their input and output schemas. A browser `Origin` must be listed in MCP_ALLOWED_ORIGINS (403 otherwise); clients that send no Origin pass.
+         * @description The MCP server for AI assistants: JSON-RPC 2.0 over Streamable HTTP, one request per POST, no session. Authenticated with the same API keys; each tool needs the scope of the REST operation it wraps (a missing scope is an `isError` tool result, not an HTTP error). Tools: search_notes, list_notes, get_note, get_transcript, update_note, rename_speakers, get_note_export, list_action_items, update_action_item, list_highlights, list_webhooks; call `tools/list` for their input and output schemas. A browser `Origin` must be listed in MCP_ALLOWED_ORIGINS (403 otherwise); clients that send no Origin pass. Every JSON-RPC message counts against the key’s rate limit (a batch of N counts N; answers carry the RateLimit headers). Batches (protocol revision 2025-03-26 only) hold at most 10 messages; one tool result is at most 1 MiB and the results of one request 4 MiB (`result_too_large` tool errors beyond).
          */
         post: operations["callMcp"];
         delete?: never;
@@ -70,6 +70,46 @@ export interface paths {
          * @description Sets the title and/or tags. Scope: `notes:write`.
          */
         patch: operations["updateNote"];
+        trace?: never;
+    };
+    "/v1/notes/{id}/speakers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename or merge speakers (ext)
+         * @description `speakers` sets display names by label (name 1–100 characters); `merge` merges two labels (every turn of `from` becomes a turn of `into`; applied before the names). The transcript lines, the speakers list, action-item assignees that carried a speaker’s old name and the search index follow. A label the note does not have is a 400. Scope: `notes:write`.
+         */
+        patch: operations["renameSpeakers"];
+        trace?: never;
+    };
+    "/v1/notes/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a note (ext)
+         * @description The note as a file, with `Content-Disposition: attachment; filename="<YYYY-MM-DD Title>.<ext>"`: `md` (Markdown with YAML front matter: title, date, tags, speakers; summary, action items as task-list checkboxes, highlights with timestamps, the transcript), `txt`, `srt` and `vtt` (one cue per segment, speakers by display name; importing the file again gives the same segments) or `json` (the detail form with segments). An unknown format is a 400. Scope: `notes:read`.
+         */
+        get: operations["exportNote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/recordings": {
@@ -205,13 +245,13 @@ export interface paths {
         };
         /**
          * List webhooks
-         * @description Every webhook of the caller’s account and mode, oldest first; not paged. Scope: `webhooks:manage`.
+         * @description Every webhook of the caller’s account and mode, oldest first; not paged (at most `WEBHOOKS_MAX_PER_ACCOUNT` entries, default 20). Scope: `webhooks:manage`.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook
-         * @description Subscribes an HTTPS URL to event types of the caller’s account and mode (a test key’s webhook receives test-mode events only). It receives events written after its creation. The optional `secret` signs every delivery (`X-Svc-Signature`, Standard Webhooks `webhook-signature`) and is never returned. Scope: `webhooks:manage`.
+         * @description Subscribes an HTTPS URL to event types of the caller’s account and mode (a test key’s webhook receives test-mode events only). It receives events written after its creation. The optional `secret` signs every delivery (`X-Svc-Signature`, Standard Webhooks `webhook-signature`) and is never returned. An account has at most `WEBHOOKS_MAX_PER_ACCOUNT` (default 20) webhooks per mode: 409 `webhook_limit_reached` beyond. Scope: `webhooks:manage`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -279,9 +319,49 @@ export interface paths {
         put?: never;
         /**
          * Redeliver an event (ext)
-         * @description Sends the delivery’s event again as a new delivery with its own retries; the event id (`X-Svc-Delivery`, `webhook-id`) stays the same, so receivers can de-duplicate. The webhook must be active (400 otherwise). Scope: `webhooks:manage`.
+         * @description Sends the delivery’s event again as a new delivery with its own retries; the event id (`X-Svc-Delivery`, `webhook-id`) stays the same, so receivers can de-duplicate. The webhook must be active (400 otherwise). An event written before the webhook’s URL last changed needs the scope that reads it as well (`notes:read` for note events, `actions:read`, `recordings:read`; 403 otherwise). Scope: `webhooks:manage`.
          */
         post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event (ext)
+         * @description Sends a signed `webhook.test` event (`data: {webhook_id, message}`) to this webhook only, now, once (no retries; also when the webhook is inactive), and answers with the attempt’s outcome. The attempt appears in the webhook’s delivery log like any delivery. A receiver that answers non-2xx, times out or is refused by the outbound guard gives `delivered: false` with the reason, still a 200. Scope: `webhooks:manage`.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret (ext)
+         * @description Sets a new signing secret (given, or generated and returned once) while the old one keeps signing for `overlap_seconds` (default WEBHOOKS_SECRET_OVERLAP_SECONDS, 24 h): meanwhile `webhook-signature` holds two space-separated `v1,` signatures (new, then old) and `X-Svc-Signature` the new one. A rotation during an overlap drops the oldest secret. `PATCH` with `secret` cuts over at once instead. Scope: `webhooks:manage`.
+         */
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -301,7 +381,7 @@ export interface webhooks {
         put?: never;
         /**
          * A recording was stored (data: the recording)
-         * @description Sent to every active webhook subscribed to `recording.ready`, signed with its secret (see the delivery headers). Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
+         * @description Sent to every active webhook subscribed to `recording.ready`, signed with its secret (two `v1,` signatures during a secret rotation). Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
          */
         post: operations["onRecordingReady"];
         delete?: never;
@@ -321,7 +401,7 @@ export interface webhooks {
         put?: never;
         /**
          * A note was created (data: the note in list form)
-         * @description Sent to every active webhook subscribed to `note.created`, signed with its secret (see the delivery headers). Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
+         * @description Sent to every active webhook subscribed to `note.created`, signed with its secret (two `v1,` signatures during a secret rotation). Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
          */
         post: operations["onNoteCreated"];
         delete?: never;
@@ -341,7 +421,7 @@ export interface webhooks {
         put?: never;
         /**
          * Processing extracted an action item (data: the action item)
-         * @description Sent to every active webhook subscribed to `action_item.created`, signed with its secret (see the delivery headers). Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
+         * @description Sent to every active webhook subscribed to `action_item.created`, signed with its secret (two `v1,` signatures during a secret rotation). Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
          */
         post: operations["onActionItemCreated"];
         delete?: never;
@@ -361,9 +441,49 @@ export interface webhooks {
         put?: never;
         /**
          * A note finished processing (data: the note in detail form)
-         * @description Sent to every active webhook subscribed to `note.processed`, signed with its secret (see the delivery headers). Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
+         * @description Sent to every active webhook subscribed to `note.processed`, signed with its secret (two `v1,` signatures during a secret rotation). Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
          */
         post: operations["onNoteProcessed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * (ext) Processing gave up on a note (data: the note in list form plus failure_reason)
+         * @description Sent to every active webhook subscribed to `note.failed`, signed with its secret (two `v1,` signatures during a secret rotation). Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
+         */
+        post: operations["onNoteFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * (ext) A test event from POST /v1/webhooks/{id}/test, sent to that webhook only (cannot be subscribed to)
+         * @description Sent only by `POST /v1/webhooks/{id}/test`, to that webhook, signed with its secret. Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
+         */
+        post: operations["onWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -650,6 +770,60 @@ export interface components {
             end_ms: number;
             text: string;
         };
+        NoteFailedEvent: {
+            /** @description The event id (`evt_…`); de-duplicate on it. */
+            id: string;
+            /** @enum {string} */
+            type: "note.failed";
+            /**
+             * Format: date-time
+             * @example 2026-11-25T10:02:11.480Z
+             */
+            created_at: string;
+            data: components["schemas"]["NoteFailedData"];
+        };
+        /**
+         * @example {
+         *       "id": "note_9Zt4Wd1Kp7Lb3Xv8Qm2Yc6Rn",
+         *       "title": "Weekly sync",
+         *       "summary": "",
+         *       "created_at": "2026-11-20T14:00:00.000Z",
+         *       "duration_seconds": 1805,
+         *       "recording_id": "rec_5Tq8Lm2Zx9Kb4Vn7Yc1Rp3Wd",
+         *       "tags": [
+         *         "team"
+         *       ],
+         *       "highlights": 0,
+         *       "failure_reason": "No transcriber is configured (set TRANSCRIBER=openai)."
+         *     }
+         */
+        NoteFailedData: components["schemas"]["NoteListItem"] & {
+            /** @example No transcriber is configured (set TRANSCRIBER=openai). */
+            failure_reason: string;
+        };
+        WebhookTestEvent: {
+            /** @description The event id (`evt_…`); de-duplicate on it. */
+            id: string;
+            /** @enum {string} */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @example 2026-11-25T10:02:11.480Z
+             */
+            created_at: string;
+            data: components["schemas"]["WebhookTestData"];
+        };
+        /**
+         * @example {
+         *       "webhook_id": "wh_5Tq8LmZ2xK7bN4cV9pR1sW3y",
+         *       "message": "A test event sent with POST /v1/webhooks/{id}/test. No action is needed."
+         *     }
+         */
+        WebhookTestData: {
+            /** @example wh_5Tq8LmZ2xK7bN4cV9pR1sW3y */
+            webhook_id: string;
+            message: string;
+        };
         /**
          * @description The JSON-RPC 2.0 answer: `result`, or `error` for a protocol-level failure.
          * @example {
@@ -838,6 +1012,61 @@ export interface components {
         };
         /**
          * @example {
+         *       "id": "note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W",
+         *       "speakers": [
+         *         {
+         *           "label": "Speaker 1",
+         *           "name": "Maya Chen"
+         *         },
+         *         {
+         *           "label": "Speaker 2",
+         *           "name": "Daniel Okafor"
+         *         }
+         *       ]
+         *     }
+         */
+        UpdatedSpeakers: {
+            id: string;
+            speakers: components["schemas"]["Speaker"][];
+        };
+        /**
+         * @example {
+         *       "speakers": [
+         *         {
+         *           "label": "Speaker 1",
+         *           "name": "Maya Chen"
+         *         }
+         *       ],
+         *       "merge": {
+         *         "from": "Speaker 3",
+         *         "into": "Speaker 2"
+         *       }
+         *     }
+         */
+        UpdateSpeakers: {
+            /** @description Display names to set, by the label the transcript uses. */
+            speakers?: {
+                /** @example Speaker 1 */
+                label: string;
+                /** @example Maya Chen */
+                name: string;
+            }[];
+            /** @description Merges two labels: every turn of `from` becomes a turn of `into`. */
+            merge?: {
+                /**
+                 * @description The label that goes away.
+                 * @example Speaker 3
+                 */
+                from: string;
+                /**
+                 * @description The label that remains.
+                 * @example Speaker 1
+                 */
+                into: string;
+            };
+        };
+        /**
+         * @example {
          *       "recording_id": "rec_5Tq8Lm2Zx9Kb4Vn7Yc1Rp3Wd",
          *       "note_id": "note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W",
          *       "status": "processing"
@@ -1022,9 +1251,17 @@ export interface components {
             active: boolean;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description (ext) During a secret rotation: until when the replaced secret still signs.
+             */
+            previous_secret_expires_at?: string;
         };
-        /** @enum {string} */
-        EventType: "recording.ready" | "note.created" | "action_item.created" | "note.processed";
+        /**
+         * @description The four event types of the spec and (ext) `note.failed` (the note in list form plus `failure_reason`).
+         * @enum {string}
+         */
+        EventType: "recording.ready" | "note.created" | "action_item.created" | "note.processed" | "note.failed";
         CreateWebhook: {
             /**
              * Format: uri
@@ -1039,7 +1276,7 @@ export interface components {
              *       "note.processed"
              *     ]
              */
-            events: ("recording.ready" | "note.created" | "action_item.created" | "note.processed")[];
+            events: ("recording.ready" | "note.created" | "action_item.created" | "note.processed" | "note.failed")[];
             /**
              * @description Signing secret (write-only: never returned): 16–256 characters (Unicode code points), no control characters. X-Svc-Signature and webhook-signature are keyed with the secret's UTF-8 bytes.
              * @example whsec_9f2Kq7ZmL1xT5cN8vR4pW3sY
@@ -1096,11 +1333,11 @@ export interface components {
              *       "note.processed"
              *     ]
              */
-            events?: ("recording.ready" | "note.created" | "action_item.created" | "note.processed")[];
+            events?: ("recording.ready" | "note.created" | "action_item.created" | "note.processed" | "note.failed")[];
             /** @description false stops deliveries and cancels those waiting; true resumes with events that follow. */
             active?: boolean;
             /**
-             * @description A new signing secret, or null to stop signing.
+             * @description A new signing secret, or null to stop signing; takes effect at once (for an overlap, use `POST /v1/webhooks/{id}/rotate-secret`).
              * @example whsec_9f2Kq7ZmL1xT5cN8vR4pW3sY
              */
             secret?: string;
@@ -1192,7 +1429,7 @@ export interface components {
              * @example evt_7Yb3Kq9ZmL2xT5cN8vR4pW1s
              */
             event_id: string;
-            event_type: components["schemas"]["EventType"];
+            event_type: components["schemas"]["DeliveryEventType"];
             status: components["schemas"]["DeliveryStatus"];
             attempt_count: number;
             /**
@@ -1211,6 +1448,8 @@ export interface components {
             /** @description Every attempt, oldest first. */
             attempts: components["schemas"]["DeliveryAttempt"][];
         };
+        /** @enum {string} */
+        DeliveryEventType: "recording.ready" | "note.created" | "action_item.created" | "note.processed" | "note.failed" | "webhook.test";
         /**
          * @description `pending`: waiting for its first attempt, a retry, or in flight; `succeeded`: a 2xx was received; `failed`: every attempt failed; `cancelled`: the webhook was deactivated.
          * @enum {string}
@@ -1240,6 +1479,69 @@ export interface components {
             error?: string;
             /** @description The start of the response body (at most 1 KiB), ending in `…` when cut. */
             response_body?: string;
+        };
+        /**
+         * @example {
+         *       "delivered": true,
+         *       "status_code": 200,
+         *       "duration_ms": 87,
+         *       "delivery_id": "dlv_2Hk9sQ4mZx7Lb1Nc8Vt3Rw6P",
+         *       "event_id": "evt_7Yb3Kq9ZmL2xT5cN8vR4pW1s"
+         *     }
+         */
+        TestDelivery: {
+            /** @description Whether the endpoint answered with a 2xx status. */
+            delivered: boolean;
+            /** @description Absent when no response arrived. */
+            status_code?: number;
+            /** @description Why the attempt failed; absent on success. */
+            error?: string;
+            duration_ms: number;
+            /**
+             * @description The attempt in the delivery log.
+             * @example dlv_2Hk9sQ4mZx7Lb1Nc8Vt3Rw6P
+             */
+            delivery_id: string;
+            /**
+             * @description Sent as X-Svc-Delivery and webhook-id.
+             * @example evt_7Yb3Kq9ZmL2xT5cN8vR4pW1s
+             */
+            event_id: string;
+        };
+        /**
+         * @example {
+         *       "id": "wh_5Tq8LmZ2xK7bN4cV9pR1sW3y",
+         *       "secret": "whsec_4Zt8Lb1Xv9Qm7Kp2Wd6Rn3Yc5Hs0Jf4T",
+         *       "previous_secret_expires_at": "2026-11-26T10:00:00.000Z"
+         *     }
+         */
+        RotatedSecret: {
+            /** @example wh_5Tq8LmZ2xK7bN4cV9pR1sW3y */
+            id: string;
+            /** @description The generated secret, shown this once (absent when you gave one). */
+            secret?: string;
+            /**
+             * Format: date-time
+             * @description Until when the replaced secret still signs; absent when nothing overlaps.
+             */
+            previous_secret_expires_at?: string;
+        };
+        /**
+         * @example {
+         *       "overlap_seconds": 86400
+         *     }
+         */
+        RotateSecret: {
+            /**
+             * @description The new secret (16–256 characters). Omitted: the server generates one and returns it once.
+             * @example whsec_9f2Kq7ZmL1xT5cN8vR4pW3sY
+             */
+            secret?: string;
+            /**
+             * @description How long the replaced secret keeps signing, in seconds (default WEBHOOKS_SECRET_OVERLAP_SECONDS, 86400). 0 cuts over at once.
+             * @example 86400
+             */
+            overlap_seconds?: number;
         };
     };
     responses: never;
@@ -1278,6 +1580,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description A JSON-RPC error (`-32600`) of the transport: a batch of more than 10 messages, a batch for a revision without batches, or another malformed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpResponse"];
+                };
             };
             /** @description Missing, malformed, unknown, revoked or expired API key. */
             401: {
@@ -1395,7 +1706,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays return the first response; 1–255 printable ASCII characters; kept 24 h. */
+                /** @description Replays return the first response; 1–255 printable ASCII characters; kept 24 h (RETENTION_IDEMPOTENCY_HOURS). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -1463,6 +1774,15 @@ export interface operations {
             };
             /** @description The API key lacks the scope this operation needs. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A replay of an Idempotency-Key whose note has since been deleted: its stored response is gone with it. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1779,6 +2099,187 @@ export interface operations {
             };
         };
     };
+    renameSpeakers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSpeakers"];
+            };
+        };
+        responses: {
+            /** @description The note id and its speakers after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdatedSpeakers"];
+                };
+            };
+            /** @description Invalid input: wrong type, format, range, unknown body field or malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in this account and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportNote: {
+        parameters: {
+            query?: {
+                /** @description md (default), txt, srt, vtt or json. */
+                format?: "md" | "txt" | "srt" | "vtt" | "json";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exported file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": string;
+                    "text/plain": string;
+                    "application/x-subrip": string;
+                    "text/vtt": string;
+                    "application/json": components["schemas"]["NoteDetail"];
+                };
+            };
+            /** @description Invalid input: wrong type, format, range, unknown body field or malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in this account and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listRecordings: {
         parameters: {
             query?: {
@@ -1855,7 +2356,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays return the first response; 1–255 printable ASCII characters; kept 24 h. */
+                /** @description Replays return the first response; 1–255 printable ASCII characters; kept 24 h (RETENTION_IDEMPOTENCY_HOURS). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -1897,6 +2398,15 @@ export interface operations {
             };
             /** @description The API key lacks the scope this operation needs. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A replay of an Idempotency-Key whose note has since been deleted: its stored response is gone with it. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2591,6 +3101,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The account already has as many webhooks in this mode as allowed (`webhook_limit_reached`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than allowed. */
             413: {
                 headers: {
@@ -3054,6 +3573,180 @@ export interface operations {
             };
         };
     };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outcome of the attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestDelivery"];
+                };
+            };
+            /** @description Invalid input: wrong type, format, range, unknown body field or malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in this account and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateSecret"];
+            };
+        };
+        responses: {
+            /** @description The rotation: the generated secret (once) and the end of the overlap. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecret"];
+                };
+            };
+            /** @description Invalid input: wrong type, format, range, unknown body field or malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in this account and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     onRecordingReady: {
         parameters: {
             query?: never;
@@ -3182,6 +3875,76 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NoteProcessedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onNoteFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same across retries and redeliveries. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description With a secret: `v1,` + base64 HMAC-SHA256 keyed with the secret’s UTF-8 bytes over `id.timestamp.body` (Standard Webhooks; svix receivers pass `whsec_` + base64(secret)). */
+                "webhook-signature"?: string;
+                /** @description With a secret: lowercase hex HMAC-SHA256 of the raw body. */
+                "x-svc-signature"?: string;
+                /** @description The event type. */
+                "x-svc-event": string;
+                /** @description The event id, as `webhook-id`. */
+                "x-svc-delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoteFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same across retries and redeliveries. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description With a secret: `v1,` + base64 HMAC-SHA256 keyed with the secret’s UTF-8 bytes over `id.timestamp.body` (Standard Webhooks; svix receivers pass `whsec_` + base64(secret)). */
+                "webhook-signature"?: string;
+                /** @description With a secret: lowercase hex HMAC-SHA256 of the raw body. */
+                "x-svc-signature"?: string;
+                /** @description The event type. */
+                "x-svc-event": string;
+                /** @description The event id, as `webhook-id`. */
+                "x-svc-delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {

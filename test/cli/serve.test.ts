@@ -140,7 +140,9 @@ for (const dialect of DIALECTS) {
           // Listening came first, search (hybrid) seconds later. /readyz can say so before the log line has come
           // through the pipe: wait for the line, then compare the order of the two.
           await waitFor(
-            () => logLine(server.stdout(), 'search: hybrid keyword + vector (vector store: sqlite-vec)') !== undefined,
+            () =>
+              logLine(server.stdout(), 'search: hybrid keyword + vector (vector store: sqlite-vec)') !==
+              undefined,
             30_000,
           );
           const messages = server

@@ -70,7 +70,8 @@ const EVENT_PAYLOADS: Record<
   [TEST_EVENT_TYPE]: {
     data: WebhookTestData,
     name: 'WebhookTestEvent',
-    summary: '(ext) A test event from POST /v1/webhooks/{id}/test, sent to that webhook only (cannot be subscribed to)',
+    summary:
+      '(ext) A test event from POST /v1/webhooks/{id}/test, sent to that webhook only (cannot be subscribed to)',
     operationId: 'onWebhookTest',
   },
 };

@@ -15,9 +15,7 @@ export function toWebhook(row: WebhookRow) {
     events: events(row),
     active: row.active === 1,
     created_at: row.created_at,
-    ...(row.secret &&
-    row.previous_secret &&
-    (row.previous_secret_expires_at ?? '') > new Date().toISOString()
+    ...(row.secret && row.previous_secret && (row.previous_secret_expires_at ?? '') > new Date().toISOString()
       ? { previous_secret_expires_at: row.previous_secret_expires_at! }
       : {}),
   };
