@@ -12,6 +12,7 @@ import { webhooksRoutes } from './features/webhooks/webhooks.routes.ts';
 import type { AppEnv, Deps } from './http/context.ts';
 import { docsRoutes } from './http/docs.routes.ts';
 import { errorResponse, toAppError } from './http/errors.ts';
+import { mountMetrics } from './http/metrics.ts';
 import { authenticate, requestContext } from './http/middleware.ts';
 import { routeNotFound } from './http/not-found.ts';
 import { documentApi } from './http/openapi-document.ts';
@@ -24,6 +25,7 @@ export function buildApp(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use('*', requestContext(deps));
+  mountMetrics(app, deps);
   app.onError((err, c) => errorResponse(c, toAppError(c, err)));
 
   // The web dashboard at / (server-rendered pages with cookie sessions); the API's paths are not among its own.
@@ -43,6 +45,8 @@ export function buildApp(deps: Deps) {
       status: 'ok',
       database: deps.dialect,
       ...(search ? { search: search.state === 'ready' ? (search.mode ?? 'hybrid') : search.state } : {}),
+      // How vectors are searched once ready: sqlite-vec, pgvector (HNSW) or exact (in the server process).
+      ...(search?.vectors ? { search_vectors: search.vectors } : {}),
     });
   });
 

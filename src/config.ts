@@ -1,6 +1,9 @@
+import fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import './lib/zod-messages.ts';
 import type { RerankerSettings } from './features/search/reranker.ts';
 
 const booleanFlag = z
@@ -39,6 +42,8 @@ const httpUrl = z
 
 /** Every environment variable the service reads, validated once at start. Nothing else reads process.env. */
 export const ConfigSchema = z.object({
+  // Read before the others, from the real environment only: the settings file (loadEnvFile); `none` reads none.
+  ENV_FILE: z.string().min(1).default('.env'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   PUBLIC_URL: httpUrl.optional(),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -47,12 +52,15 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^(postgres|postgresql|sqlite):\/\//, 'must start with postgres://, postgresql:// or sqlite://')
     .optional(),
+  METRICS_ENABLED: booleanFlag.default(false),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   MAX_TRANSCRIPT_BYTES: z.coerce.number().int().min(1024).default(2_097_152),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
   WEBHOOKS_RETRY_SCHEDULE: seconds.default([30, 120, 480]),
+  WEBHOOKS_SECRET_OVERLAP_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(86_400),
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   WEBHOOKS_ALLOW_HOSTS: z
     .string()
@@ -86,7 +94,7 @@ export const ConfigSchema = z.object({
   TRANSCRIBE_API_KEY: z.string().optional(),
   TRANSCRIBE_MODEL: z.string().min(1).default('whisper-1'),
   TRANSCRIBE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
-  // Worker threads for transcript parsing, analysis and chunking; 0: one fewer than the CPU cores (at least 1).
+  // Worker threads for analysis and chunking (0: one fewer than the CPU cores, at least 1); parsing has one more.
   PROCESSING_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   ANALYSIS_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
   ANALYZER: z.enum(['builtin', 'openai']).default('builtin'),
@@ -96,7 +104,7 @@ export const ConfigSchema = z.object({
   ANALYZE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
   // Search (src/features/search): which embedder builds the vector index.
   // `builtin`: all-MiniLM-L6-v2 shipped in an npm package (the default); `glove`: the smaller GloVe average.
-  EMBEDDER: z.enum(['builtin', 'glove', 'transformers', 'openai']).default('glove'),
+  EMBEDDER: z.enum(['builtin', 'glove', 'transformers', 'openai']).default('builtin'),
   EMBEDDER_PRECISION: z.enum(['int8', 'fp32']).default('int8'),
   EMBEDDER_MODEL: z.string().min(1).optional(),
   EMBEDDER_BASE_URL: httpUrl.default('https://api.openai.com/v1'),
@@ -128,6 +136,8 @@ export type Config = {
   /** `sqlite` (a file under dataDir unless DATABASE_URL names one) or `postgres`. */
   database: { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
   logLevel: z.infer<typeof ConfigSchema>['LOG_LEVEL'];
+  /** GET /metrics (Prometheus text); off unless METRICS_ENABLED, bearer METRICS_TOKEN required when set. */
+  metrics: { enabled: boolean; token?: string };
   rateLimitPerMinute: number;
   maxBodyBytes: number;
   maxTranscriptBytes: number;
@@ -136,6 +146,8 @@ export type Config = {
     retryScheduleSeconds: number[];
     /** Webhooks one account may have in each mode (live, test); creating one more is a 409. */
     maxPerAccount: number;
+    /** (ext) How long a rotated-out secret keeps signing (WEBHOOKS_SECRET_OVERLAP_SECONDS). */
+    secretOverlapSeconds: number;
   };
   /** How the webhook worker delivers (src/features/webhooks). */
   webhookDelivery: {
@@ -210,6 +222,56 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Where each setting's value came from, for messages that must say which database a command opened. */
+export type SettingSource = 'environment' | 'file' | 'default';
+
+export interface LoadedEnvFile {
+  /** The absolute path of the file read. */
+  file: string;
+  /** The settings it supplied (those the real environment did not already set). */
+  applied: string[];
+}
+
+let envFile: LoadedEnvFile | undefined;
+
+/**
+ * Reads the settings file (`.env` in the working directory, or ENV_FILE; `ENV_FILE=none` reads none) into `env`
+ * for the settings `env` does not already have: the real environment wins over the file, the file over the
+ * defaults. A missing file is no error. Called once at the start of the server and of every CLI command, before
+ * loadConfig, so both find the same database.
+ */
+export function loadEnvFile(
+  env: Record<string, string | undefined> = process.env,
+): LoadedEnvFile | undefined {
+  const name = env.ENV_FILE || '.env';
+  if (name === 'none') return undefined;
+  const file = path.resolve(name);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !env.ENV_FILE) return undefined;
+    throw new ConfigError(`Cannot read the settings file ${file} (ENV_FILE): ${(err as Error).message}`);
+  }
+  const applied: string[] = [];
+  for (const [key, value] of Object.entries(parseEnv(text))) {
+    if (env[key] !== undefined) continue;
+    env[key] = value;
+    applied.push(key);
+  }
+  if (env === process.env) envFile = { file, applied };
+  return { file, applied };
+}
+
+/** Where a setting of this process came from: the real environment, the settings file, or its default. */
+export function settingSource(name: keyof typeof ConfigSchema.shape): {
+  source: SettingSource;
+  file?: string;
+} {
+  if (envFile?.applied.includes(name)) return { source: 'file', file: envFile.file };
+  return process.env[name] ? { source: 'environment' } : { source: 'default' };
+}
+
 /** Reads and validates the configuration from an environment map (process.env by default). */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const defined = Object.fromEntries(
@@ -242,6 +304,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir,
     database,
     logLevel: e.LOG_LEVEL,
+    metrics: { enabled: e.METRICS_ENABLED, ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}) },
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     maxBodyBytes: e.MAX_BODY_BYTES,
     maxTranscriptBytes: e.MAX_TRANSCRIPT_BYTES,
@@ -249,6 +312,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
       retryScheduleSeconds: e.WEBHOOKS_RETRY_SCHEDULE,
       maxPerAccount: e.WEBHOOKS_MAX_PER_ACCOUNT,
+      secretOverlapSeconds: e.WEBHOOKS_SECRET_OVERLAP_SECONDS,
     },
     webhookDelivery: {
       timeoutMs: e.WEBHOOKS_TIMEOUT_MS,

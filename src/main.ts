@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { describeError, onShutdownSignal } from './cli/shutdown.ts';
 import { type BackgroundWorkers, startBackgroundWorkers } from './cli/workers.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.ts';
 import { openDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
@@ -57,6 +57,8 @@ export interface StartServerOptions {
   out?: NodeJS.WritableStream;
   /** How long stop() waits for in-flight requests before closing their connections. */
   drainMs?: number;
+  /** The logger to use (one is made from config.logLevel otherwise). */
+  logger?: Logger;
 }
 
 /**
@@ -65,7 +67,7 @@ export interface StartServerOptions {
  * Installs no signal handlers and never exits the process, so tests can run it in-process too.
  */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
-  const logger = createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel);
   const database = openDatabase(config.database);
   configureProcessingPool(config.processing);
   let worker: BackgroundWorkers | undefined;
@@ -164,9 +166,14 @@ function clientHost(host: string): string {
 
 /** `npm start` and `minutes serve`: start, then stop gracefully on SIGINT/SIGTERM. */
 export async function runServe(options: { worker?: boolean } = {}): Promise<RunningServer> {
-  const running = await startServer(loadConfig(), options);
-  onShutdownSignal(running.logger, running.stop);
-  return running;
+  loadEnvFile();
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const starting = startServer(config, { ...options, logger });
+  // From the start, not once it is done: a signal between `minutes listening` and the worker's start (loading
+  // its code takes a moment) would otherwise end the process uncleanly; it stops once the start is complete.
+  onShutdownSignal(logger, async () => (await starting).stop());
+  return starting;
 }
 
 const entry = process.argv[1];

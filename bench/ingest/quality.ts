@@ -14,7 +14,11 @@ import { loadMeeting, meetingNames, toSegments } from './qmsum.ts';
  *   development sets, reported one by one and together, and the held-out set, never shown item by item);
  * - summaries: ROUGE-1/2/L F1 of the whole-meeting summary against QMSum's "summarize the meeting" answers.
  *
- * Flags: `--verbose` (every development-set item as ok / FP / FN), `--no-heldout`, `--no-summaries`, `--json`.
+ * Each set is measured with the analyzer as shipped (rules + learned detector) and with the rules alone. The
+ * detector was trained on dev … dev5 and train; held-out and test are meetings it never saw.
+ *
+ * Flags: `--verbose` (every development-set item as ok / FP / FN), `--no-heldout`, `--final` (the final test set,
+ * once, at the end), `--no-summaries`, `--json`.
  */
 
 export interface GoldItem {
@@ -69,9 +73,14 @@ export function evaluateActionItems(
     verbose?: boolean;
     /** The extractor to measure (default: the builtin analyzer's), e.g. an older version for a comparison. */
     extract?: (input: Parameters<typeof analyzeTranscript>[0]) => ExtractedActionItem[];
+    /** The rules without the learned detector. */
+    rulesOnly?: boolean;
   } = {},
 ) {
-  const extract = options.extract ?? ((input) => analyzeTranscript(input).action_items);
+  const extract =
+    options.extract ??
+    ((input) =>
+      analyzeTranscript(input, options.rulesOnly ? { actionItems: { detector: null } } : {}).action_items);
   const labels = JSON.parse(fs.readFileSync(LABELS[set], 'utf8')) as LabelFile;
   const selected = new Map(selectExcerpts(set).map((e) => [e.id, e]));
   let truePositives = 0;
@@ -226,13 +235,19 @@ if (process.argv[1]?.endsWith('quality.ts')) {
       `  precision ${pct(f.precision)}  recall ${pct(f.recall)}  F1 ${pct(f.f1)}`,
       `  due dates predicted (none is scored in these excerpts): ${f.predictedDues}`,
     );
+  const rulesLine = (f: Figures) =>
+    out.push(
+      `  rules alone: predicted ${f.predicted}, correct ${f.truePositives}, precision ${pct(f.precision)}  recall ${pct(f.recall)}  F1 ${pct(f.f1)}`,
+    );
   const development: Figures[] = [];
-  for (const set of ['dev', 'dev2', 'dev3', 'dev4', 'dev5'] as const) {
+  for (const set of ['dev', 'dev2', 'dev3', 'dev4', 'dev5', 'train'] as const) {
     const { lines, ...f } = evaluateActionItems(set, { verbose });
-    figures[set] = f;
-    development.push(f);
+    const { lines: _, ...rules } = evaluateActionItems(set, { rulesOnly: true });
+    figures[set] = { ...f, rulesAlone: rules };
+    if (set !== 'train') development.push(f);
     if (verbose) out.push(`${set}:`, ...lines, '');
     report(NAMES[set], f);
+    rulesLine(rules);
   }
   // The development sets together: the figure to tune against.
   const sum = (k: keyof Figures) => development.reduce((total, f) => total + f[k], 0);
@@ -256,8 +271,18 @@ if (process.argv[1]?.endsWith('quality.ts')) {
   if (!process.argv.includes('--no-heldout')) {
     // Never shown item by item: the held-out set stays unseen while tuning.
     const { lines: _, ...f } = evaluateActionItems('heldout');
-    figures.heldout = f;
+    const { lines: __, ...rules } = evaluateActionItems('heldout', { rulesOnly: true });
+    figures.heldout = { ...f, rulesAlone: rules };
     report(NAMES.heldout, f);
+    rulesLine(rules);
+  }
+  if (process.argv.includes('--final')) {
+    // The final test set: measured once, at the end; never shown item by item.
+    const { lines: _, ...f } = evaluateActionItems('test');
+    const { lines: __, ...rules } = evaluateActionItems('test', { rulesOnly: true });
+    figures.test = { ...f, rulesAlone: rules };
+    report(NAMES.test, f);
+    rulesLine(rules);
   }
   if (process.argv.includes('--no-summaries')) {
     process.stdout.write(`${out.join('\n')}\n`);

@@ -28,9 +28,14 @@ const WEIGHTS = path.resolve(
   '../../src/features/processing/action-items/detector-weights.json',
 );
 
+/** What the detector is told about an excerpt: the speakers' names. */
+export function contextOf(e: LabelledExcerpt) {
+  return { names: createSpeakerDirectory(e.speakers).names ?? [] };
+}
+
 export function examplesOf(excerpts: readonly LabelledExcerpt[]): Example[] {
   return excerpts.flatMap((e) => {
-    const features = sentenceFeatures(e.sentences, { names: e.speakers.map((s) => s.name) });
+    const features = sentenceFeatures(e.sentences, contextOf(e));
     return features.map((f, i) => ({ features: f, label: e.labels[i]! }));
   });
 }
@@ -41,7 +46,7 @@ export function scoreExcerpts(
   weights: Omit<DetectorWeights, 'keepThreshold' | 'addThreshold'>,
 ): number[][] {
   const detector = createDetector({ ...weights, keepThreshold: 0, addThreshold: 1 });
-  return excerpts.map((e) => detector.score(e.sentences, { names: e.speakers.map((s) => s.name) }));
+  return excerpts.map((e) => detector.score(e.sentences, contextOf(e)));
 }
 
 /** Matched, predicted and gold item counts of one extraction, with the quality matcher (one-to-one, in order). */
@@ -74,11 +79,12 @@ export function extractWith(
 const KEEP = [0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2];
 const ADD = [0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.01];
 /** The threshold pair chosen: the best recall among pairs whose precision is at least this. */
-export const MIN_PRECISION = 0.75;
+export const MIN_PRECISION = 0.7;
 
 /**
  * Precision and recall of rules + detector on held-out-in-turn probabilities, for every threshold pair, and the
- * pair chosen for precision: the highest recall at precision ≥ MIN_PRECISION (F1 breaks ties).
+ * pair chosen for precision: the highest recall at precision ≥ MIN_PRECISION (F1 breaks ties; none that
+ * precise: the most precise pair).
  */
 export function sweepThresholds(
   excerpts: readonly LabelledExcerpt[],
@@ -110,9 +116,12 @@ export function sweepThresholds(
     }
   }
   const eligible = rows.filter((r) => r.precision >= MIN_PRECISION);
-  const chosen = (eligible.length ? eligible : rows).reduce((best, r) =>
-    r.recall > best.recall || (r.recall === best.recall && r.f1 > best.f1) ? r : best,
-  );
+  // None precise enough: the most precise pair.
+  const chosen = eligible.length
+    ? eligible.reduce((best, r) =>
+        r.recall > best.recall || (r.recall === best.recall && r.f1 > best.f1) ? r : best,
+      )
+    : rows.reduce((best, r) => (r.precision > best.precision ? r : best));
   return { rows, chosen };
 }
 

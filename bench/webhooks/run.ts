@@ -155,6 +155,10 @@ async function benchDialect(dialect: Dialect, receiver: Awaited<ReturnType<typeo
     ...loadConfig({
       WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOKS_CONCURRENCY: String(CONCURRENCY),
+      // One account's deliveries: its cap (default 8) bounds the attempts in flight, not WEBHOOKS_CONCURRENCY.
+      ...(process.env.WEBHOOKS_CONCURRENCY_PER_ACCOUNT
+        ? { WEBHOOKS_CONCURRENCY_PER_ACCOUNT: process.env.WEBHOOKS_CONCURRENCY_PER_ACCOUNT }
+        : {}),
       WORKER: 'false',
     }),
     database: database.database,

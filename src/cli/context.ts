@@ -1,7 +1,9 @@
-import { type Config, loadConfig } from '../config.ts';
+import type { Logger } from 'pino';
+import { type Config, loadConfig, settingSource } from '../config.ts';
 import { openDatabase } from '../db/connect.ts';
 import { migrate } from '../db/migrate.ts';
 import type { Db, Dialect } from '../db/schema.ts';
+import { createLogger } from '../lib/logger.ts';
 
 /** A mistake in how a command was called; printed as one line, exit status 1. */
 export class UsageError extends Error {
@@ -22,11 +24,41 @@ export async function withDatabase<T>(run: (ctx: CommandContext) => Promise<T>):
   const config = loadConfig();
   const database = openDatabase(config.database, { poolSize: 2 });
   try {
-    await migrate(database.db, database.dialect);
+    const applied = await migrate(database.db, database.dialect);
+    // The first migration ran: this command made a new database, which a running server (with another DATA_DIR
+    // or DATABASE_URL) would not see. Say so, and where the settings came from, before anything else.
+    if (applied.includes(1)) process.stderr.write(newDatabaseNotice(config));
     return await run({ config, db: database.db, dialect: database.dialect });
   } finally {
     await database.close();
   }
+}
+
+/** The warning a command prints when it created the database it is about to use. */
+export function newDatabaseNotice(config: Config): string {
+  const name =
+    config.database.dialect === 'sqlite' && !process.env.DATABASE_URL ? 'DATA_DIR' : 'DATABASE_URL';
+  const { source, file } = settingSource(name);
+  const from =
+    source === 'file' ? `from ${file}` : source === 'environment' ? 'from the environment' : 'the default';
+  const where =
+    config.database.dialect === 'sqlite'
+      ? `a new, empty SQLite database at ${config.database.file}`
+      : 'a new, empty schema in the PostgreSQL database of DATABASE_URL';
+  return (
+    `warning: created ${where} (${name}: ${from}).\n` +
+    '         A running Minutes server that uses another database will not see what this command does: run it\n' +
+    `         with the server's DATA_DIR / DATABASE_URL (in the environment or in the .env file both read).\n`
+  );
+}
+
+/**
+ * The logger of a one-shot command: stdout is for its result, so log lines (JSON) go to stderr, and only warnings
+ * and errors unless LOG_LEVEL asks for debug or trace.
+ */
+export function cliLogger(config: Config): Logger {
+  const level = config.logLevel === 'debug' || config.logLevel === 'trace' ? config.logLevel : 'warn';
+  return createLogger(level, process.stderr);
 }
 
 /** Writes lines to stdout: the one place commands print results. */

@@ -1,18 +1,23 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { runModelsPullCommand, runReindexCommand } from '../features/search/search.commands.ts';
-import { createLogger } from '../lib/logger.ts';
-import { print, withDatabase } from './context.ts';
+import { cliLogger, print, printJson, withDatabase } from './context.ts';
 
 /** `minutes reindex` and `minutes models pull`: the search index and the local embedding model. */
 export function registerSearchCommands(program: Command): void {
   program
     .command('reindex')
     .description('rebuild the search index of every note with the configured embedder (EMBEDDER)')
-    .action(async () => {
+    .option('--json', 'print {notes, chunks, seconds} as JSON')
+    .action(async (opts: { json?: boolean }) => {
       await withDatabase(async (ctx) => {
-        const deps = { ...ctx, logger: createLogger(ctx.config.logLevel), wakeWorker: () => {} };
-        print(await runReindexCommand(deps));
+        const deps = { ...ctx, logger: cliLogger(ctx.config), wakeWorker: () => {} };
+        const summary = await runReindexCommand(deps);
+        if (opts.json) printJson(summary);
+        else
+          print(
+            `Reindexed ${summary.notes} notes (${summary.chunks} chunks) in ${summary.seconds.toFixed(1)} s.`,
+          );
       });
     });
   program

@@ -6,7 +6,7 @@ import type { Deps } from '../deps.ts';
 import { createLogger } from '../lib/logger.ts';
 import { print } from './context.ts';
 import { onShutdownSignal } from './shutdown.ts';
-import { type BackgroundWorkers, startBackgroundWorkers } from './workers.ts';
+import type { BackgroundWorkers } from './workers.ts';
 
 /** `minutes serve`, `minutes worker`, `minutes migrate`: the processes of a deployment. */
 export function registerServerCommands(program: Command): void {
@@ -67,6 +67,8 @@ async function runWorker(): Promise<void> {
   };
   try {
     await migrate(database.db, database.dialect);
+    // Loaded here so that other commands never load the job and delivery loops.
+    const { startBackgroundWorkers } = await import('./workers.ts');
     workers = await startBackgroundWorkers(deps);
   } catch (err) {
     await database.close().catch(() => {});

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type PgModule from 'pg';
 import type { Config } from '../config.ts';
 import { loadVectorExtension } from '../features/search/sqlite-vec.ts';
 import type { Database, Db, Dialect } from './schema.ts';
@@ -13,8 +14,19 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-// BIGINT / BIGSERIAL come back as numbers: every value we store fits in 2^53.
-pg.types.setTypeParser(20, (value) => Number(value));
+let pgModule: typeof PgModule | undefined;
+
+/**
+ * pg, loaded when PostgreSQL is configured: loading it costs a SQLite-only process (every CLI command on a
+ * laptop) some 50 ms of start. BIGINT / BIGSERIAL come back as numbers: every value we store fits in 2^53.
+ */
+function loadPg(): typeof PgModule {
+  if (!pgModule) {
+    pgModule = createRequire(import.meta.url)('pg') as typeof PgModule;
+    pgModule.types.setTypeParser(20, (value) => Number(value));
+  }
+  return pgModule;
+}
 
 /** Opens the configured database: a SQLite file (WAL, foreign keys on, secure delete) or a PostgreSQL pool. */
 export function openDatabase(
@@ -22,7 +34,7 @@ export function openDatabase(
   options: { poolSize?: number } = {},
 ): DatabaseHandle {
   if (database.dialect === 'postgres') {
-    const pool = new pg.Pool({ connectionString: database.url, max: options.poolSize ?? 10 });
+    const pool = new (loadPg().Pool)({ connectionString: database.url, max: options.poolSize ?? 10 });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -7,7 +7,9 @@ import { ginFastupdateOff } from './migrations/0005-gin-fastupdate-off.ts';
 import { noteTagsCreatedAt } from './migrations/0006-note-tags-created-at.ts';
 import { deletionAndRetention } from './migrations/0007-deletion-and-retention.ts';
 import { webhooksFairness } from './migrations/0008-webhooks-fairness.ts';
+import { searchNotesBySpace } from './migrations/0009-search-notes-by-space.ts';
 import { dashboardUsers } from './migrations/0010-dashboard-users.ts';
+import { webhookSecretRotation } from './migrations/0011-webhook-secret-rotation.ts';
 import type { Db, Dialect } from './schema.ts';
 
 /** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
@@ -33,7 +35,9 @@ export const MIGRATIONS: Migration[] = [
   noteTagsCreatedAt,
   deletionAndRetention,
   webhooksFairness,
+  searchNotesBySpace,
   dashboardUsers,
+  webhookSecretRotation,
 ];
 
 const LOCK_ID = 7_355_608;

@@ -3,6 +3,7 @@ import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import type { Scope } from '../features/api-keys/scopes.ts';
 import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
+import { wellFormedDeep } from '../lib/text.ts';
 import type { AppEnv, Deps } from './context.ts';
 
 /** The Content-Type of every JSON response (docs/api.md, General). */
@@ -92,6 +93,8 @@ export function jsonBody(maxBytes: (deps: Deps) => number, deps: Deps): Middlewa
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw new AppError('parameter_invalid', 'The request body must be a JSON object.');
     }
+    // One rule on both databases: a lone surrogate (`"\ud800"` is valid JSON) becomes U+FFFD here.
+    wellFormedDeep(parsed);
     const nul = findNul(parsed);
     if (nul !== null) {
       throw new AppError(
@@ -106,7 +109,7 @@ export function jsonBody(maxBytes: (deps: Deps) => number, deps: Deps): Middlewa
     // (with only `json` cached it re-serialises it, and JSON.stringify overflows the stack on deeply nested
     // bodies that JSON.parse accepted): cache the text we read, and the parsed object for other readers.
     const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
-    cache.text = Promise.resolve(raw.trim() === '' ? '{}' : raw);
+    cache.text = Promise.resolve(raw.trim() === '' ? '{}' : rawAfterFix(raw, parsed));
     cache.json = Promise.resolve(parsed);
     await next();
   };
@@ -131,6 +134,19 @@ function findNul(value: unknown): string | null {
     }
   }
   return null;
+}
+
+/**
+ * The body text the route's validator reads: the raw text, unless it escapes a surrogate (`\ud800`), when the
+ * fixed object is serialised again so validator and services see the same well-formed strings.
+ */
+function rawAfterFix(raw: string, parsed: unknown): string {
+  if (!/\\u[dD][89a-fA-F]/.test(raw)) return raw;
+  try {
+    return JSON.stringify(parsed);
+  } catch {
+    return raw;
+  }
 }
 
 function tooLarge(limit: number): AppError {

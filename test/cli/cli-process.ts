@@ -22,7 +22,8 @@ export function childEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
   for (const [name, value] of Object.entries(process.env)) {
     if (!(name in ConfigSchema.shape)) env[name] = value;
   }
-  return { ...env, ...settings };
+  // No .env of a developer's checkout either, unless a test names one.
+  return { ...env, ENV_FILE: 'none', ...settings };
 }
 
 /** Settings that point a child process at a test database. */
@@ -121,8 +122,12 @@ export async function spawnServer(
   nodeArgs: string[],
   settings: Record<string, string>,
 ): Promise<ServerProcess> {
-  const service = await spawnService(nodeArgs, { PORT: '0', HOST: '127.0.0.1', ...settings }, (out) =>
-    logLine(out, 'minutes listening', (entry) => entry.url as string | undefined),
+  // A minute: a first start migrates and a busy machine (CI with other work) is slow; the wait ends at the line.
+  const service = await spawnService(
+    nodeArgs,
+    { PORT: '0', HOST: '127.0.0.1', ...settings },
+    (out) => logLine(out, 'minutes listening', (entry) => entry.url as string | undefined),
+    60_000,
   );
   return { ...service, url: service.ready };
 }

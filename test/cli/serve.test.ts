@@ -23,9 +23,20 @@ function printedKeys(stdout: string): Record<string, string> {
   return Object.fromEntries([...stdout.matchAll(KEY_LINE)].map((m) => [m[1]!, m[2]!]));
 }
 
+/**
+ * GET, retried on a connection reset: while the first start builds the embedder cache the server's event loop
+ * can stall past its keep-alive timeout, and the timer then closes the idle socket the client is reusing
+ * (ECONNRESET on a busy machine). A GET is safe to send again; any answer is returned as it is.
+ */
 async function get(server: ServerProcess, path: string, key?: string) {
-  const res = await fetch(server.url + path, key ? { headers: { authorization: `Bearer ${key}` } } : {});
-  return { status: res.status, body: (await res.json()) as any };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(server.url + path, key ? { headers: { authorization: `Bearer ${key}` } } : {});
+      return { status: res.status, body: (await res.json()) as any };
+    } catch (err) {
+      if (attempt >= 3 || (err as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw err;
+    }
+  }
 }
 
 for (const dialect of DIALECTS) {
@@ -85,122 +96,147 @@ for (const dialect of DIALECTS) {
       builds.push(outdir);
       execFileSync(process.execPath, ['scripts/build.js', outdir], { cwd: ROOT });
       const server = await start(['--enable-source-maps', path.join(outdir, 'main.js')]);
-      // The banner is written right after the listening line; give the pipe a moment.
-      await waitFor(() => Object.keys(printedKeys(server.stdout())).length === 2);
-      const keys = printedKeys(server.stdout());
-      expect(keys.live).toMatch(/^svc_sk_live_/);
-      expect(keys.test).toMatch(/^svc_sk_test_/);
-      expect([...server.stdout().matchAll(KEY_LINE)]).toHaveLength(2);
-      // Printed in clear text only in the banner, never inside a JSON log line.
-      for (const line of server
-        .stdout()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))) {
-        expect(line).not.toContain(keys.live);
-        expect(line).not.toContain(keys.test);
-      }
-      liveKey = keys.live!;
-
-      // Search is prepared in the background: on SQLite this first start builds the builtin embedder's cache
-      // (about 10 s), and the server answers meanwhile; /readyz is ready (the database answers) and says so.
-      expect((await get(server, '/healthz')).status).toBe(200);
-      if (dialect === 'sqlite') {
-        const early = await get(server, '/readyz');
-        expect(early).toMatchObject({ status: 200, body: { status: 'ok', search: 'preparing' } });
-        expect(server.stdout()).toContain('building the builtin embedder cache');
-      }
-      let ready = await get(server, '/readyz');
-      await waitFor(async () => {
-        ready = await get(server, '/readyz');
-        return ready.body.search !== 'preparing';
-      }, 60_000);
-      expect(ready.body).toMatchObject({
-        status: 'ok',
-        database: dialect,
-        search: dialect === 'sqlite' ? 'hybrid' : 'keyword-only',
-      });
-      if (dialect === 'sqlite') {
-        // Listening came first, search (hybrid) seconds later.
-        const messages = server
+      try {
+        // The banner is written right after the listening line: wait for it to come through the pipe.
+        await waitFor(() => Object.keys(printedKeys(server.stdout())).length === 2, 30_000);
+        const keys = printedKeys(server.stdout());
+        expect(keys.live).toMatch(/^svc_sk_live_/);
+        expect(keys.test).toMatch(/^svc_sk_test_/);
+        expect([...server.stdout().matchAll(KEY_LINE)]).toHaveLength(2);
+        // Printed in clear text only in the banner, never inside a JSON log line.
+        for (const line of server
           .stdout()
           .split('\n')
-          .filter((l) => l.startsWith('{'))
-          .map((l) => (JSON.parse(l) as { msg: string }).msg);
-        expect(messages.indexOf('minutes listening')).toBeGreaterThanOrEqual(0);
-        expect(messages.indexOf('minutes listening')).toBeLessThan(
-          messages.indexOf('search: hybrid keyword + vector'),
-        );
+          .filter((l) => l.startsWith('{'))) {
+          expect(line).not.toContain(keys.live);
+          expect(line).not.toContain(keys.test);
+        }
+        liveKey = keys.live!;
+
+        // Search is prepared in the background: on SQLite this first start builds the builtin embedder's cache
+        // (about 10 s), and the server answers meanwhile; /readyz is ready (the database answers) and says so.
+        expect((await get(server, '/healthz')).status).toBe(200);
+        if (dialect === 'sqlite') {
+          const early = await get(server, '/readyz');
+          expect(early).toMatchObject({ status: 200, body: { status: 'ok', search: 'preparing' } });
+          // Logged before the work starts, but the line may still be in the pipe: wait for it.
+          await waitFor(() => server.stdout().includes('building the sentence model'), 30_000);
+        }
+        let ready = await get(server, '/readyz');
+        await waitFor(async () => {
+          ready = await get(server, '/readyz');
+          return ready.body.search !== 'preparing';
+        }, 60_000);
+        // The first start built the sentence model's ONNX file under DATA_DIR/models (in the background).
+        if (dialect === 'sqlite') expect(server.stdout()).toContain('building the sentence model');
+        expect(ready.body).toMatchObject({
+          status: 'ok',
+          database: dialect,
+          search: 'hybrid',
+          // PostgreSQL here has no pgvector: vectors are compared exactly in the server process.
+          search_vectors: dialect === 'sqlite' ? 'sqlite-vec' : 'exact',
+        });
+        if (dialect === 'sqlite') {
+          // Listening came first, search (hybrid) seconds later. /readyz can say so before the log line has come
+          // through the pipe: wait for the line, then compare the order of the two.
+          await waitFor(
+            () =>
+              logLine(server.stdout(), 'search: hybrid keyword + vector (vector store: sqlite-vec)') !==
+              undefined,
+            30_000,
+          );
+          const messages = server
+            .stdout()
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .map((l) => (JSON.parse(l) as { msg: string }).msg);
+          expect(messages.indexOf('minutes listening')).toBeGreaterThanOrEqual(0);
+          expect(messages.indexOf('minutes listening')).toBeLessThan(
+            messages.indexOf('search: hybrid keyword + vector (vector store: sqlite-vec)'),
+          );
+        }
+        const live = await get(server, '/v1/notes', keys.live);
+        expect(live.status).toBe(200);
+        expect(live.body.meta.total).toBe(0);
+        expect((await get(server, '/v1/notes', keys.test)).status).toBe(200);
+        expect((await get(server, '/v1/notes')).status).toBe(401);
+
+        // A note created over HTTP is processed by the in-process worker (woken on enqueue).
+        const created = await fetch(`${server.url}/v1/notes`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${keys.live}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            transcript:
+              'Alice: The budget for the launch was exceeded by ten percent.\n' +
+              'Bob: I will send the revised plan to finance by Friday.',
+          }),
+        });
+        expect(created.status).toBe(202);
+        const note = (await created.json()) as { id: string; status: string };
+        let status = note.status;
+        await waitFor(async () => {
+          status = (await get(server, `/v1/notes/${note.id}`, keys.live)).body.status;
+          return status !== 'processing';
+        }, 60_000);
+        expect(status).toBe('ready');
+      } finally {
+        // Stopped whatever happened above: a server left running would process the next test's notes.
+        expect(await server.stop()).toBe(0);
       }
-      const live = await get(server, '/v1/notes', keys.live);
-      expect(live.status).toBe(200);
-      expect(live.body.meta.total).toBe(0);
-      expect((await get(server, '/v1/notes', keys.test)).status).toBe(200);
-      expect((await get(server, '/v1/notes')).status).toBe(401);
-
-      // A note created over HTTP is processed by the in-process worker (woken on enqueue).
-      const created = await fetch(`${server.url}/v1/notes`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${keys.live}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          transcript:
-            'Alice: The budget for the launch was exceeded by ten percent.\n' +
-            'Bob: I will send the revised plan to finance by Friday.',
-        }),
-      });
-      expect(created.status).toBe(202);
-      const note = (await created.json()) as { id: string; status: string };
-      let status = note.status;
-      await waitFor(async () => {
-        status = (await get(server, `/v1/notes/${note.id}`, keys.live)).body.status;
-        return status !== 'processing';
-      }, 20_000);
-      expect(status).toBe('ready');
-
-      expect(await server.stop()).toBe(0);
       // The builtin embedder's cache is built during this test (about 10 s on an idle core, far more on a busy one).
-    }, 120_000);
+    }, 180_000);
 
     it('a later start (minutes serve) prints no keys, and the first keys still work', async () => {
       const server = await start([BIN, 'serve']);
-      expect((await get(server, '/healthz')).status).toBe(200);
-      expect((await get(server, '/v1/notes', liveKey)).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 300));
+      try {
+        expect((await get(server, '/healthz')).status).toBe(200);
+        expect((await get(server, '/v1/notes', liveKey)).status).toBe(200);
+      } finally {
+        // All output is in once the process has exited: no banner, no key.
+        expect(await server.stop()).toBe(0);
+      }
       expect(server.stdout()).not.toMatch(/svc_sk_/);
       expect(server.stdout()).not.toContain('first start');
-      expect(await server.stop()).toBe(0);
 
       // The owner holds exactly the two first-start keys.
       const list = await runCli(['keys', 'list', '--json'], settings);
       expect(list.code).toBe(0);
       const keys = JSON.parse(list.stdout) as { mode: string }[];
       expect(keys.map((k) => k.mode).sort()).toEqual(['live', 'test']);
-    });
+    }, 120_000);
 
     it('serve --no-worker runs no jobs; a separate `minutes worker` processes them', async () => {
       const server = await start([BIN, 'serve', '--no-worker']);
-      expect(logLine(server.stdout(), 'minutes listening', (e) => e.worker)).toBe(false);
-      const created = await fetch(`${server.url}/v1/notes`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ transcript: 'Carol: Nothing processes this note until a worker runs.' }),
-      });
-      expect(created.status).toBe(202);
-      const { id } = (await created.json()) as { id: string };
-      await new Promise((r) => setTimeout(r, 1500));
-      expect((await get(server, `/v1/notes/${id}`, liveKey)).body.status).toBe('processing');
+      let worker: Awaited<ReturnType<typeof spawnService>> | undefined;
+      try {
+        expect(logLine(server.stdout(), 'minutes listening', (e) => e.worker)).toBe(false);
+        const created = await fetch(`${server.url}/v1/notes`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ transcript: 'Carol: Nothing processes this note until a worker runs.' }),
+        });
+        expect(created.status).toBe(202);
+        const { id } = (await created.json()) as { id: string };
+        await new Promise((r) => setTimeout(r, 1500));
+        expect((await get(server, `/v1/notes/${id}`, liveKey)).body.status).toBe('processing');
 
-      const worker = await spawnService([BIN, 'worker'], settings, (out) =>
-        logLine(out, 'minutes worker started'),
-      );
-      let status = 'processing';
-      await waitFor(async () => {
-        status = (await get(server, `/v1/notes/${id}`, liveKey)).body.status;
-        return status !== 'processing';
-      }, 20_000);
-      expect(status).toBe('ready');
-      expect(await worker.stop()).toBe(0);
-      expect(await server.stop()).toBe(0);
-    });
+        worker = await spawnService(
+          [BIN, 'worker'],
+          settings,
+          (out) => logLine(out, 'minutes worker started'),
+          60_000,
+        );
+        let status = 'processing';
+        await waitFor(async () => {
+          status = (await get(server, `/v1/notes/${id}`, liveKey)).body.status;
+          return status !== 'processing';
+        }, 60_000);
+        expect(status).toBe('ready');
+      } finally {
+        expect(await worker?.stop()).toBe(worker ? 0 : undefined);
+        expect(await server.stop()).toBe(0);
+      }
+    }, 120_000);
 
     it('serve runs webhook deliveries in-process: a note created over HTTP reaches a receiver', async () => {
       const received: { type: string; delivery: string | undefined }[] = [];
@@ -233,14 +269,14 @@ for (const dialect of DIALECTS) {
         });
         expect(hook.status).toBe(201);
         expect((await post('/v1/notes', { transcript: 'Dana: Ship the beta on Monday.' })).status).toBe(202);
-        await waitFor(() => received.some((r) => r.type === 'note.processed'), 20_000);
+        await waitFor(() => received.some((r) => r.type === 'note.processed'), 60_000);
         expect(received.map((r) => r.type)).toEqual(['note.created', 'note.processed']);
         expect(received.every((r) => r.delivery?.startsWith('evt_'))).toBe(true);
       } finally {
         expect(await server.stop()).toBe(0);
         receiver.close();
       }
-    });
+    }, 120_000);
 
     it('an invalid setting stops the start with the message, not a stack', async () => {
       const res = await runCli(['serve'], { ...settings, PORT: '70000' });

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       allowPrivateTargets: false,
       retryScheduleSeconds: [30, 120, 480],
       maxPerAccount: 20,
+      secretOverlapSeconds: 86_400,
     });
     expect(config.webhookDelivery).toMatchObject({
       leaseSeconds: 15,
@@ -39,6 +40,7 @@ describe('loadConfig', () => {
       allowPrivateTargets: true,
       retryScheduleSeconds: [1, 2, 4],
       maxPerAccount: 20,
+      secretOverlapSeconds: 86_400,
     });
     expect(config.rateLimitPerMinute).toBe(0);
   });

@@ -10,10 +10,10 @@ const CHROMIUM = '/usr/bin/chromium';
 describe('API reference at /docs', () => {
   const h = useHarness('sqlite');
 
-  it('GET / points to /docs; /docs needs no key and allows nothing from elsewhere', async () => {
+  it('/docs needs no key and allows nothing from elsewhere; GET / is the dashboard', async () => {
     const root = await h.request('GET', '/', { key: null });
-    expect(root.status).toBe(302);
-    expect(root.headers.get('location')).toBe('/docs');
+    expect(root.status).toBe(303);
+    expect(root.headers.get('location')).toBe('/sign-in');
 
     const page = await h.request('GET', '/docs', { key: null });
     expect(page.status).toBe(200);
@@ -23,7 +23,7 @@ describe('API reference at /docs', () => {
     expect(page.text).not.toMatch(/https?:\/\//);
     expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
 
-    const other = await h.request('DELETE', '/', { key: null });
+    const other = await h.request('DELETE', '/docs', { key: null });
     expect(other.status).toBe(405);
     expect(other.headers.get('allow')).toBe('GET, HEAD');
   });
@@ -86,8 +86,8 @@ describe('API reference at /docs', () => {
         });
         page.on('pageerror', (e) => problems.push(String(e)));
 
-        const response = await page.goto(`${url}/`);
-        expect(response?.url()).toBe(`${url}/docs`);
+        const response = await page.goto(`${url}/docs`);
+        expect(response?.status()).toBe(200);
         await page.locator('h1', { hasText: 'Minutes API' }).waitFor({ timeout: 60_000 });
         // Tags and operations are headings of the middle panel (the sidebar's entries are collapsed).
         const headings = await page.locator('h1, h2').allTextContents();

@@ -118,7 +118,9 @@ describe('search prepared in the background (sqlite, an embedder that takes its 
       status: 200,
       body: { status: 'ok', database: 'sqlite', search: 'hybrid' },
     });
-    expect(lines.some((l) => l.msg === 'search: hybrid keyword + vector')).toBe(true);
+    expect(lines.some((l) => l.msg === 'search: hybrid keyword + vector (vector store: sqlite-vec)')).toBe(
+      true,
+    );
   });
 });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { renderTranscript } from '../../src/features/notes/notes.view.ts';
 import { runEveryStage } from './adversarial-text.ts';
 
 /**
@@ -152,8 +153,14 @@ describe('every analyzer stage on adversarial text', () => {
       `A: ${"i'll ".repeat(MAX_LENGTH / 5)}`,
       '?'.repeat(MAX_LENGTH),
       ' '.repeat(MAX_LENGTH),
+      `x${' '.repeat(MAX_LENGTH)}x`,
     ])
       expect(() => runEveryStage(t)).not.toThrow();
+  });
+
+  it('renders a transcript whose turn holds a long run of spaces (it took minutes for 200,000)', () => {
+    const text = renderTranscript([{ speaker: 'A', text: `x${' '.repeat(200_000)}\n x` }]);
+    expect(text).toBe('A: x x');
   });
 
   it('finishes on timed segments with huge and empty texts', () => {

@@ -1,3 +1,4 @@
+import { renderTranscript } from '../../src/features/notes/notes.view.ts';
 import { analyzeTranscript, createSpeakerDirectory } from '../../src/features/processing/analyze-builtin.ts';
 import { extractActionItems } from '../../src/features/processing/extract-action-items.ts';
 import { keyPhrase, makeTitle } from '../../src/features/processing/make-title.ts';
@@ -32,6 +33,8 @@ export function runEveryStage(text: string, segments?: TranscriptSegment[]): voi
     parsed = [{ speaker: 'A', start_ms: 0, end_ms: 1, text }];
   }
   transcriptContentType({ transcript: text });
+  renderTranscript(parsed);
+  renderTranscript([{ speaker: 'A', text }]);
   const speakers = [...new Set(parsed.map((s) => s.speaker))].map((label, i) => ({
     label,
     name: i % 2 ? label : `${label} Lopez`,

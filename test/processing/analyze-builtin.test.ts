@@ -6,7 +6,11 @@ import { MONDAY, PEOPLE, segments } from './analysis-fixtures.ts';
 // Pure functions: no database, so these run once rather than per dialect.
 
 function analyze(turns: [string, string][], createdAt = MONDAY) {
-  return analyzeTranscript({ segments: segments(turns), speakers: PEOPLE, createdAt });
+  // The rules alone: the learned detector is tested in action-items-combined.test.ts.
+  return analyzeTranscript(
+    { segments: segments(turns), speakers: PEOPLE, createdAt },
+    { actionItems: { detector: null } },
+  );
 }
 
 /** A planning meeting with a clear theme (the launch budget) and filler around it. */
@@ -117,7 +121,10 @@ describe('analyzeTranscript: assignments and what is not a task', () => {
     { label: 'User Interface', name: 'User Interface' },
   ];
   const roles = (turns: [string, string][]) =>
-    analyzeTranscript({ segments: segments(turns), speakers: ROLES, createdAt: MONDAY }).action_items;
+    analyzeTranscript(
+      { segments: segments(turns), speakers: ROLES, createdAt: MONDAY },
+      { actionItems: { detector: null } },
+    ).action_items;
 
   it('gives "I will ask X to …" to X, found by the words of a role or by its initials', () => {
     expect(

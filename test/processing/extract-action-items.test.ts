@@ -3,7 +3,9 @@ import { analyzeTranscript } from '../../src/features/processing/analyze-builtin
 import { cleanText, splitText } from '../../src/features/processing/sentences.ts';
 import { MONDAY, PEOPLE, segments } from './analysis-fixtures.ts';
 
-// Pure functions: no database, so these run once rather than per dialect.
+// Pure functions: no database, so these run once rather than per dialect. These test the rules (wording,
+// assignee, due date) without the learned detector, which is tested in action-items-combined.test.ts.
+const RULES_ONLY = { actionItems: { detector: null } };
 
 const ROLES = [
   { label: 'Project Manager', name: 'Project Manager' },
@@ -13,9 +15,11 @@ const ROLES = [
 ];
 
 const people = (turns: [string, string][]) =>
-  analyzeTranscript({ segments: segments(turns), speakers: PEOPLE, createdAt: MONDAY }).action_items;
+  analyzeTranscript({ segments: segments(turns), speakers: PEOPLE, createdAt: MONDAY }, RULES_ONLY)
+    .action_items;
 const roles = (turns: [string, string][]) =>
-  analyzeTranscript({ segments: segments(turns), speakers: ROLES, createdAt: MONDAY }).action_items;
+  analyzeTranscript({ segments: segments(turns), speakers: ROLES, createdAt: MONDAY }, RULES_ONLY)
+    .action_items;
 
 describe('action items: commitments', () => {
   it('reads "I\'ll be doing …", "I\'d be happy to …", "I\'ll have … ready" and "I\'ll take care of …"', () => {

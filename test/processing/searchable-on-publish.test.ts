@@ -74,7 +74,7 @@ async function vecRows(h: Harness, noteId: string): Promise<number | undefined> 
   const engine = await getSearchEngine(h.deps);
   if (engine.store.kind !== 'sqlite-vec') return undefined;
   const rows = await sql<{ n: number }>`
-    SELECT count(*) AS n FROM search_vec_100 v JOIN notes n ON n.seq = v.note_seq WHERE n.id = ${noteId}`.execute(
+    SELECT count(*) AS n FROM search_vec_384 v JOIN notes n ON n.seq = v.note_seq WHERE n.id = ${noteId}`.execute(
     h.db.db,
   );
   return Number(rows.rows[0]!.n);

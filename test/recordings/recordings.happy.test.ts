@@ -15,7 +15,12 @@ const CREATED_AT = '2026-11-23T09:00:00.000Z';
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const dataDir = tempDataDir();
-    const h = useHarness(dialect, { DATA_DIR: dataDir, JOB_RETRY_BASE_SECONDS: '0' });
+    // The repository's builtin-embedder cache: building a fresh one in dataDir takes 10–40 s on a busy machine.
+    const h = useHarness(dialect, {
+      DATA_DIR: dataDir,
+      MODELS_DIR: path.resolve('data/models'),
+      JOB_RETRY_BASE_SECONDS: '0',
+    });
 
     beforeEach(async () => {
       await h.db.db.deleteFrom('jobs').execute();

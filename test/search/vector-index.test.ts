@@ -27,14 +27,15 @@ import { randomBase62 } from '../../src/lib/ids.ts';
 import { createTestDatabase, DIALECTS } from '../helpers/dialects.ts';
 import { MEETINGS } from './search.fixtures.ts';
 
-/** Deps over a database handle, with log lines captured. */
+/** Deps over a database handle, with log lines captured. The vector stores' mechanics are tested with GloVe (small
+ * and fast); the sentence model's search is tested in semantic.test.ts. */
 function makeDeps(db: Db, dialect: Dialect, env: Record<string, string> = {}) {
   const lines: { level: number; msg: string; [k: string]: unknown }[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
   const deps: Deps = {
     db,
     dialect,
-    config: loadConfig({ WORKER: 'false', RATE_LIMIT_PER_MINUTE: '0', ...env }),
+    config: loadConfig({ WORKER: 'false', RATE_LIMIT_PER_MINUTE: '0', EMBEDDER: 'glove', ...env }),
     logger,
     wakeWorker: () => {},
   };
@@ -104,7 +105,9 @@ describe('sqlite-vec vector index (extension loaded into the connection)', () =>
     }>`SELECT sql FROM sqlite_master WHERE name = 'search_vec_100'`.execute(db);
     expect(ddl.rows[0]!.sql).toMatch(/account_id TEXT PARTITION KEY[\s\S]*mode TEXT PARTITION KEY/);
     expect((await find(deps, actor, 'spending went over plan'))[0]).toBe(ids.budget);
-    expect(lines.some((l) => l.msg === 'search: hybrid keyword + vector')).toBe(true);
+    expect(lines.some((l) => l.msg === 'search: hybrid keyword + vector (vector store: sqlite-vec)')).toBe(
+      true,
+    );
   });
 
   it('removes the vector with the note, and drops a vector whose note vanished behind its back', async () => {
@@ -232,15 +235,27 @@ describe('pgvector SQL on PGlite (over pglite-socket)', () => {
 
 for (const dialect of DIALECTS.filter((d) => d === 'postgres')) {
   describe('PostgreSQL without pgvector', () => {
-    it('runs keyword-only and says so at start', async () => {
+    it('searches vectors exactly in the server process, says so at start, and finds by meaning', async () => {
       const database = await createTestDatabase(dialect);
       try {
         const { deps, lines } = makeDeps(database.db, dialect);
         const status = await prepareSearch(deps);
-        expect(status).toMatchObject({ vectorStore: 'none', vectorsReady: false });
-        expect(lines.some((l) => l.level === 40 && String(l.msg).includes('keyword-only'))).toBe(true);
+        expect(status).toMatchObject({ vectorStore: 'exact', vectorsReady: true });
+        expect(
+          lines.some(
+            (l) =>
+              l.level === 40 &&
+              String(l.msg).includes('vector store: exact') &&
+              String(l.msg).includes('pgvector'),
+          ),
+        ).toBe(true);
         const { actor, ids } = await seedNotes(deps);
         expect(await find(deps, actor, 'zymurgy workshop')).toEqual([ids.zymurgy]);
+        expect((await find(deps, actor, 'spending went over plan'))[0]).toBe(ids.budget);
+        // The note vectors are stored in search_notes (BYTEA), one per note.
+        const stored = await sql<{ n: number }>`
+          SELECT count(*) AS n FROM search_notes WHERE embedding IS NOT NULL`.execute(database.db);
+        expect(Number(stored.rows[0]!.n)).toBe(Object.keys(ids).length);
       } finally {
         await database.destroy();
       }

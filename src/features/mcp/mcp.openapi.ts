@@ -56,9 +56,12 @@ export function documentMcp(registry: OpenAPIHono['openAPIRegistry']): void {
       'The MCP server for AI assistants: JSON-RPC 2.0 over Streamable HTTP, one request per POST, no session. ' +
       'Authenticated with the same API keys; each tool needs the scope of the REST operation it wraps (a missing ' +
       'scope is an `isError` tool result, not an HTTP error). Tools: search_notes, list_notes, get_note, ' +
-      'get_transcript, update_note, rename_speakers, list_action_items, update_action_item, list_highlights, list_webhooks; ' +
+      'get_transcript, update_note, rename_speakers, get_note_export, list_action_items, update_action_item, list_highlights, list_webhooks; ' +
       'call `tools/list` for their input and output schemas. A browser `Origin` must be listed in ' +
-      'MCP_ALLOWED_ORIGINS (403 otherwise); clients that send no Origin pass.',
+      'MCP_ALLOWED_ORIGINS (403 otherwise); clients that send no Origin pass. Every JSON-RPC message counts ' +
+      'against the key’s rate limit (a batch of N counts N; answers carry the RateLimit headers). Batches (protocol ' +
+      'revision 2025-03-26 only) hold at most 10 messages; one tool result is at most 1 MiB and the results of ' +
+      'one request 4 MiB (`result_too_large` tool errors beyond).',
     security: [{ bearerAuth: [] }],
     request: { body: { required: true, content: { 'application/json': { schema: McpRequest } } } },
     responses: {
@@ -68,6 +71,12 @@ export function documentMcp(registry: OpenAPIHono['openAPIRegistry']): void {
         content: { 'application/json': { schema: McpResponse } },
       },
       202: { description: 'A notification (no `id`) was accepted; no body.' },
+      400: {
+        description:
+          'A JSON-RPC error (`-32600`) of the transport: a batch of more than 10 messages, a batch for a revision ' +
+          'without batches, or another malformed request.',
+        content: { 'application/json': { schema: McpResponse } },
+      },
       401: commonErrors[401],
       403: {
         description: 'The browser Origin is not allowed (`origin_not_allowed`).',

@@ -11,12 +11,16 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppEnv, Deps } from '../../http/context.ts';
 import { authenticate } from '../../http/middleware.ts';
-import { rateLimit } from '../../http/rate-limit.ts';
+import { chargeRateLimit } from '../../http/rate-limit.ts';
 import { AppError } from '../../lib/errors.ts';
 import { verifyApiKey } from '../api-keys/api-keys.service.ts';
 import { ensureSeeded } from '../test-mode/seed.service.ts';
+import { refuseBatch } from './mcp.limits.ts';
 import { callerFromAuthInfo, createMcpServer } from './mcp.server.ts';
 import type { McpCaller } from './tools/tool.ts';
+
+/** The route's context: the RateLimit headers of the request, for the SDK's own Response. */
+type McpEnv = { Variables: AppEnv['Variables'] & { rateLimitHeaders: Record<string, string> | null } };
 
 /** Normalises an Origin header value; anything unparsable (including the literal `null`) matches nothing. */
 function originOf(value: string): string | null {
@@ -32,7 +36,7 @@ function originOf(value: string): string | null {
  * non-browser client: Claude Code, Cursor, mcp-remote, SDKs) pass. Allowed browser origins get CORS headers,
  * including the answer to their preflight, which carries no Authorization header.
  */
-function checkOrigin(deps: Deps, allowedOrigins: readonly string[]): MiddlewareHandler<AppEnv> {
+function checkOrigin(deps: Deps, allowedOrigins: readonly string[]): MiddlewareHandler<McpEnv> {
   const allowed = new Set(allowedOrigins);
   const corsHeaders = cors({
     origin: (origin) => (allowed.has(originOf(origin) ?? '') ? origin : null),
@@ -124,10 +128,17 @@ export function mcpRoutes(deps: Deps) {
     }
   }
 
-  const app = new Hono<AppEnv>();
+  const app = new Hono<McpEnv>();
   app.use('*', checkOrigin(deps, deps.config.mcp.allowedOrigins));
   app.use('*', authenticate(deps));
-  app.use('*', rateLimit(deps));
+  // The request counts once here (429 before the method check, as REST); a batch's further messages count when
+  // its body is read.
+  app.use('*', async (c, next) => {
+    const headers = await chargeRateLimit(deps, c.get('actor').keyId);
+    c.set('rateLimitHeaders', headers);
+    for (const [name, value] of Object.entries(headers ?? {})) c.header(name, value);
+    await next();
+  });
   app.use('*', async (c, next) => {
     const actor = c.get('actor');
     if (actor.mode === 'test') await ensureSeeded(deps.db, actor.accountId);
@@ -143,11 +154,21 @@ export function mcpRoutes(deps: Deps) {
       extra: { caller },
     };
     const { request, parsedBody } = await readBody(c.req.raw);
-    const res = (await isLegacyRequest(request, parsedBody, { maxRequestBodySize }))
+    let rateLimitHeaders = c.get('rateLimitHeaders');
+    let res: Response | null = null;
+    if (Array.isArray(parsedBody)) {
+      // Every message counts, served or refused: a batch of N costs what N requests cost.
+      if (parsedBody.length > 1)
+        rateLimitHeaders =
+          (await chargeRateLimit(deps, caller.actor.keyId, parsedBody.length - 1)) ?? rateLimitHeaders;
+      res = refuseBatch(parsedBody, c.req.header('mcp-protocol-version'));
+    }
+    res ??= (await isLegacyRequest(request, parsedBody, { maxRequestBodySize }))
       ? await serveLegacy(request, authInfo, parsedBody)
       : await modern.fetch(request, { authInfo, parsedBody });
     // The SDK builds its own Response, which does not carry the headers prepared on the context.
     res.headers.set('Request-Id', caller.requestId);
+    for (const [name, value] of Object.entries(rateLimitHeaders ?? {})) res.headers.set(name, value);
     return res;
   });
   // Stateless: no session to resume (GET opens a server-to-client stream) or to end (DELETE).

@@ -9,10 +9,17 @@ import {
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
+import { sliceCodePoints, wellFormedDeep } from '../../lib/text.ts';
 import { VERSION } from '../../lib/version.ts';
 import { ListNotesQuery } from '../notes/notes.schema.ts';
 import { getNote, listNotes } from '../notes/notes.service.ts';
 import { requireToolScope, toolFailure } from './mcp.errors.ts';
+import {
+  formatBytes,
+  MAX_REQUEST_RESULT_BYTES,
+  MAX_TOOL_RESULT_BYTES,
+  newResultBudget,
+} from './mcp.limits.ts';
 import { advertisedInput, checkedOutput, parseOrThrow } from './mcp.schema.ts';
 import { MCP_TOOLS } from './mcp.tools.ts';
 import type { McpCaller, ToolContext, ToolDefinition } from './tools/tool.ts';
@@ -30,11 +37,15 @@ async function callTool(tool: ToolDefinition, ctx: ToolContext, args: unknown): 
   let outcome = 'ok';
   try {
     requireToolScope(tool, ctx);
-    const value = await tool.run(ctx, parseOrThrow(tool.input, args ?? {}));
-    return {
-      content: [{ type: 'text', text: JSON.stringify(value) }],
-      structuredContent: value as Record<string, unknown>,
-    };
+    // Lone surrogates become U+FFFD, as in REST bodies (one rule on both databases).
+    const value = await tool.run(ctx, parseOrThrow(tool.input, wellFormedDeep(args ?? {})));
+    const text = JSON.stringify(value);
+    const refusal = resultTooLarge(tool, Buffer.byteLength(text), ctx);
+    if (refusal) {
+      outcome = 'result_too_large';
+      return refusal;
+    }
+    return { content: [{ type: 'text', text }], structuredContent: value as Record<string, unknown> };
   } catch (err) {
     outcome = err instanceof AppError ? err.code : 'internal_error';
     return toolFailure(tool, err, ctx);
@@ -44,6 +55,31 @@ async function callTool(tool: ToolDefinition, ctx: ToolContext, args: unknown): 
       'mcp tool',
     );
   }
+}
+
+/**
+ * A tool error instead of a result over MAX_TOOL_RESULT_BYTES, or over what is left of the request's budget
+ * (MAX_REQUEST_RESULT_BYTES, shared by a batch); otherwise takes the result's size from the budget and returns
+ * null.
+ */
+function resultTooLarge(tool: ToolDefinition, bytes: number, ctx: ToolContext): CallToolResult | null {
+  const fail = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+  if (bytes > MAX_TOOL_RESULT_BYTES) {
+    return fail(
+      `The result of ${tool.name} is ${formatBytes(bytes)}, over the ${formatBytes(MAX_TOOL_RESULT_BYTES)} limit ` +
+        `of one MCP tool result.\nNext step: ${tool.tooLargeHint ?? 'Ask for less: fewer items per page.'}\n` +
+        '(error code: result_too_large)',
+    );
+  }
+  if (bytes > ctx.results.bytesLeft) {
+    return fail(
+      `The results of this request's tool calls together would exceed ${formatBytes(MAX_REQUEST_RESULT_BYTES)}, ` +
+        `so ${tool.name} was not answered.\nNext step: call ${tool.name} again in a request of its own, or send ` +
+        'fewer calls per batch.\n(error code: result_too_large)',
+    );
+  }
+  ctx.results.bytesLeft -= bytes;
+  return null;
 }
 
 /** A failure that is no AppError: logged with its stack, answered with the request id only (never its message). */
@@ -77,7 +113,7 @@ function registerNoteResource(server: McpServer, ctx: ToolContext) {
           resources: page.data.map((note) => ({
             uri: `note://${note.id}`,
             name: note.title,
-            description: `${note.created_at.slice(0, 10)}: ${note.summary}`.slice(0, 300),
+            description: sliceCodePoints(`${note.created_at.slice(0, 10)}: ${note.summary}`, 300),
             mimeType: 'application/json',
           })),
         };
@@ -97,9 +133,9 @@ function registerNoteResource(server: McpServer, ctx: ToolContext) {
           "This API key lacks the 'notes:read' scope needed to read notes.",
         );
       }
+      let text: string;
       try {
-        const note = await getNote(deps.db, actor, id);
-        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(note) }] };
+        text = JSON.stringify(await getNote(deps.db, actor, id));
       } catch (err) {
         if (err instanceof AppError && err.code === 'resource_not_found') {
           throw new ResourceNotFoundError(
@@ -109,6 +145,17 @@ function registerNoteResource(server: McpServer, ctx: ToolContext) {
         }
         throw internalError(ctx, err, 'mcp resource read failed');
       }
+      const bytes = Buffer.byteLength(text);
+      if (bytes > Math.min(MAX_TOOL_RESULT_BYTES, ctx.results.bytesLeft)) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
+          `Note '${id}' is ${formatBytes(bytes)} as JSON, over the ${formatBytes(MAX_TOOL_RESULT_BYTES)} limit of ` +
+            'one MCP result (or what is left of this request). Read it with get_note and get_transcript, which ' +
+            `page the transcript, or over the REST API: GET /v1/notes/${id}.`,
+        );
+      }
+      ctx.results.bytesLeft -= bytes;
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text }] };
     },
   );
 }
@@ -190,7 +237,7 @@ export function createMcpServer(deps: Deps, caller: McpCaller): McpServer {
       },
     },
   );
-  const ctx: ToolContext = { ...caller, deps };
+  const ctx: ToolContext = { ...caller, deps, results: newResultBudget() };
   for (const { tool, config } of REGISTRATIONS)
     server.registerTool(tool.name, config, (args) => callTool(tool, ctx, args));
   registerNoteResource(server, ctx);

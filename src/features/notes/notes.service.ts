@@ -7,7 +7,6 @@ import { nowIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent, redactNoteEvents } from '../events/events.ts';
 import { redactResponsesOf, type SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
-import type { TranscriptSegment } from '../processing/parse-transcript.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
 import { insertTranscript, segmentsOfInput } from '../processing/store-transcript.ts';
 import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
@@ -16,6 +15,7 @@ import { cancelDeliveriesOfEvents } from '../webhooks/delivery/cancel-note-deliv
 import { notesRepo } from './notes.repo.ts';
 import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
 import { renderTranscript, toNoteDetail, toNoteListItem } from './notes.view.ts';
+import { provisionalTitle } from './provisional-title.ts';
 
 /** The caller's note, or undefined; a value that is not a note id is not looked up (NUL cannot reach PostgreSQL). */
 function findNote(db: Db, actor: Actor, id: string) {
@@ -150,15 +150,4 @@ export async function createNote(
   });
   deps.wakeWorker();
   return detail;
-}
-
-/** A readable title until analysis writes the real one: the first words of the transcript. */
-function provisionalTitle(segments: TranscriptSegment[]): string {
-  const words = segments
-    .map((s) => s.text)
-    .join(' ')
-    .split(/\s+/)
-    .filter(Boolean);
-  const title = words.slice(0, 10).join(' ');
-  return title.length > 80 ? `${title.slice(0, 77).trimEnd()}…` : title || 'Meeting notes';
 }

@@ -77,5 +77,6 @@ export function toNoteDetail(
 
 /** The transcript text of the API: one speaker turn per line, `<label>: <text>`. */
 export function renderTranscript(segments: { speaker: string; text: string }[]): string {
-  return segments.map((s) => `${s.speaker}: ${s.text.replace(/\s*\n\s*/g, ' ').trim()}`).join('\n');
+  // From the start of a run of spaces only: trying every position of a long run is quadratic.
+  return segments.map((s) => `${s.speaker}: ${s.text.replace(/(?<!\s)\s*\n\s*/g, ' ').trim()}`).join('\n');
 }

@@ -1,5 +1,6 @@
 import {
   type ExtractedActionItem,
+  type ExtractOptions,
   extractActionItems,
   type SpeakerDirectory,
 } from './extract-action-items.ts';
@@ -25,18 +26,22 @@ export interface Analysis {
 }
 
 /**
- * The offline analyzer: deterministic (same transcript, same result), no model, no network. Extractive
- * summary and title by word-frequency salience, rule-based action items with assignee and due date,
- * highlights from explicit markers plus the most salient statements.
+ * The offline analyzer: deterministic (same transcript, same result), no network. Extractive summary and title
+ * by word-frequency salience, action items found by rules and a small learned detector (with assignee and due
+ * date), highlights from explicit markers plus the most salient statements. `options.actionItems` changes how
+ * action items are found (tests of the rules alone pass `{ detector: null }`).
  */
-export function analyzeTranscript(input: AnalysisInput): Analysis {
+export function analyzeTranscript(
+  input: AnalysisInput,
+  options: { actionItems?: ExtractOptions } = {},
+): Analysis {
   const sentences = scoreSentences(splitSentences(input.segments));
   const speakers = createSpeakerDirectory(input.speakers);
   const speakerNames = input.segments.map((s) => speakers.nameOf(s.speaker));
   return {
     title: makeTitle(sentences, speakerNames),
     summary: summarizeTranscript(sentences),
-    action_items: extractActionItems(sentences, speakers, input.createdAt),
+    action_items: extractActionItems(sentences, speakers, input.createdAt, options.actionItems),
     highlights: pickHighlights(sentences),
   };
 }

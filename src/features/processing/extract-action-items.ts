@@ -15,6 +15,17 @@ export interface ExtractedActionItem {
   due?: string;
 }
 
+/** Rules whose items the detector does not overrule (see `committed`). */
+const COMMITTED_RULES = new Set([
+  'explicit',
+  'owned-job',
+  'ask-someone-to',
+  'name-then-request',
+  'promise',
+  'promise-to-get-back',
+  'team-must',
+]);
+
 export interface ExtractOptions {
   /**
    * The learned detector that judges which sentences carry a task (default: the shipped weights); `null` runs the
@@ -44,6 +55,7 @@ export function extractActionItems(
   options: ExtractOptions = {},
 ): ExtractedActionItem[] {
   const detector = options.detector === undefined ? defaultDetector() : options.detector;
+  const candidates = ruleCandidates(sentences, speakers);
   const scores =
     options.scores ?? detector?.score(sentences, { names: speakers.names ?? [] }, options.vectors);
   const keepAt = options.thresholds?.keep ?? detector?.weights.keepThreshold ?? 0;
@@ -53,24 +65,31 @@ export function extractActionItems(
   /** Who was given work, by whom and in which turn: for "… and you get product evaluation". */
   const given: { by: string; to: string; segment: number }[] = [];
   const kept: { assignee?: string; words: Set<string>; at: number }[] = [];
-  let quoteOpen = false;
   for (const sentence of sentences) {
-    if (sentence.index === 0 || sentences[sentence.index - 1]!.segmentIndex !== sentence.segmentIndex)
-      quoteOpen = false;
-    const said = withoutQuotes(sentence.text, quoteOpen);
-    quoteOpen = said.open;
-    if (!said.text.trim()) continue;
-    const spoken = { ...sentence, text: said.text };
-    let found: Match[] = matchSentence(spoken, sentences, speakers);
+    const { spoken } = candidates[sentence.index]!;
+    let { found } = candidates[sentence.index]!;
     const p = scores?.[sentence.index];
-    if (p !== undefined) {
-      if (found.length && p < keepAt) found = [];
+    if (spoken && p !== undefined) {
+      if (found.length && p < keepAt) found = found.filter((m) => committed(m, sentence));
       else if (!found.length && p >= addAt)
         found = [detectedTask(spoken, sentences, speakers)].filter((m) => !!m);
     }
     for (const match of found) record(match, sentence);
   }
   return items;
+
+  /**
+   * A task said as a commitment the detector does not overrule: a promise of the speaker's own ("I'll send …"),
+   * a request to someone by name ("Maria, can you …", "I'll ask Bob to …", "Maria's job is to …"), a team's
+   * obligation ("we need to …", "let's …"), an explicit "action item: …", or anything with a due date. The detector, trained on disfluent meeting
+   * speech, scores such plain sentences low; it judges the looser forms (team plans, unnamed "you", imperatives,
+   * work named for a role), which is where the rules go wrong on meetings they were not written from.
+   */
+  function committed(m: Match, sentence: Sentence): boolean {
+    return (
+      COMMITTED_RULES.has(m.rule ?? 'explicit') || resolveDueDate(sentence.text, recordedAt) !== undefined
+    );
+  }
 
   /** Adds an item unless it repeats one already kept. */
   function record(found: Match, sentence: Sentence) {
@@ -125,4 +144,25 @@ function overlap(a: Set<string>, b: Set<string>): number {
   let shared = 0;
   for (const w of a) if (b.has(w)) shared++;
   return shared / Math.min(a.size, b.size);
+}
+
+/**
+ * What the rules find in each sentence, as said (without what it quotes: reported speech, "he's like \"I can
+ * bring it over\"", is nobody's commitment here; a quote may open in one sentence of a turn and close in a
+ * later one). `spoken` is undefined for a sentence that is all quote.
+ */
+export function ruleCandidates(
+  sentences: readonly Sentence[],
+  speakers: SpeakerDirectory,
+): { spoken?: Sentence; found: Match[] }[] {
+  let quoteOpen = false;
+  return sentences.map((sentence) => {
+    if (sentence.index === 0 || sentences[sentence.index - 1]!.segmentIndex !== sentence.segmentIndex)
+      quoteOpen = false;
+    const said = withoutQuotes(sentence.text, quoteOpen);
+    quoteOpen = said.open;
+    if (!said.text.trim()) return { found: [] };
+    const spoken = { ...sentence, text: said.text };
+    return { spoken, found: matchSentence(spoken, sentences, speakers) };
+  });
 }

@@ -5,6 +5,7 @@ import { zodIssueToError } from '../../http/validation.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { spaceOf } from '../../lib/space.ts';
+import { truncate } from '../../lib/text.ts';
 import { nowIso, parseDateTime } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent } from '../events/events.ts';
@@ -12,6 +13,7 @@ import type { SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts'
 import { notesRepo } from '../notes/notes.repo.ts';
 import { type CreateNoteInput, Tags, Title } from '../notes/notes.schema.ts';
 import { renderTranscript, toNoteListItem } from '../notes/notes.view.ts';
+import { provisionalTitle } from '../notes/provisional-title.ts';
 import type { TranscriptSegment } from '../processing/parse-transcript.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
 import {
@@ -352,17 +354,6 @@ async function insertIngest(
   await enqueueProcessing(trx, s, note.id, ingest.jobMaxAttempts);
 }
 
-/** A readable title until analysis writes the real one: the first words of the transcript. */
-function provisionalTitle(segments: readonly TranscriptSegment[]): string {
-  const words = segments
-    .map((s) => s.text)
-    .join(' ')
-    .split(/\s+/)
-    .filter(Boolean);
-  const title = words.slice(0, 10).join(' ');
-  return title.length > 80 ? `${title.slice(0, 77).trimEnd()}…` : title || 'Meeting notes';
-}
-
 // biome-ignore lint/suspicious/noControlCharactersInRegex: file names may carry control characters
 const CONTROL = /[\u0000-\u001f\u007f]/g;
 
@@ -375,8 +366,7 @@ function titleFromFile(filename: string | undefined): string | undefined {
     .replace(/\s+/g, ' ')
     .trim();
   if (!/\p{L}/u.test(stem)) return undefined;
-  const chars = [...stem];
-  return chars.length > 200 ? `${chars.slice(0, 199).join('').trimEnd()}…` : stem;
+  return truncate(stem, 200);
 }
 
 /** "20 Nov 2026, 14:00 UTC". */

@@ -286,7 +286,7 @@ export async function reindexAll(
   const started = performance.now();
   const engine = await getSearchEngine(deps);
   const embedder = engine.embedder;
-  if (engine.store.kind !== 'none' && !embedder) {
+  if (!embedder) {
     throw new Error(`Cannot rebuild the search index: ${engine.vectorProblem ?? 'no embedder'}.`);
   }
   if (embedder) {

@@ -52,24 +52,41 @@ export interface RankParams {
    */
   semanticZ: number;
   semanticMinCosine: number;
+  /**
+   * Meaning alone decides relevance only for a query whose words the notes barely hold (best coverage at most
+   * this): a paraphrase. When the words match, the keyword evidence decides (fitted on QMSum), and a long note
+   * that is merely about meetings in general cannot pass the line by its best passage's cosine.
+   */
+  semanticMaxCoverage: number;
+  /** Relevance added per unit of cosine above `semanticMinCosine` (at most 0.75 by meaning alone). */
+  semanticSlope: number;
+  /**
+   * A note whose best chunk is less similar to the query than this is not about it, whatever words it shares:
+   * its relevance stays below 0.5 (unless it holds every rare term of the query). Applies only when vectors took
+   * part; 0 turns it off.
+   */
+  vetoCosine: number;
 }
 
 /** Chosen on QMSum train (bench/search-quality/tune.ts); see docs/quality.md for how and what else was tried. */
 export const DEFAULT_RANK_PARAMS: RankParams = {
   keywordChunks: 3,
-  vectorWeight: 0.05,
-  vectorBoost: 1,
+  vectorWeight: 0.3,
+  vectorBoost: 2,
   rankCoverage: 0.5,
   rankPhrase: 1,
   bias: -0.583,
   wCoverage: -1.474,
   wKeywordZ: 0.848,
-  wVectorZ: 0.154,
+  wVectorZ: 0,
   wPhrase: 1.107,
   peers: 20,
   rareFloor: 0.55,
-  semanticZ: 3,
-  semanticMinCosine: 0.35,
+  semanticZ: 2,
+  semanticMinCosine: 0.3,
+  semanticMaxCoverage: 0.5,
+  semanticSlope: 1,
+  vetoCosine: 0.25,
 };
 
 export interface RankedNote {
@@ -85,6 +102,11 @@ export interface RankedNote {
  * zeros, and any match, however weak, would otherwise stand out without bound.
  */
 const Z_CAP = 5;
+
+/** Relevance of a note the vectors say is off the query's topic: just below the line. */
+const VETOED = 0.49;
+/** Relevance that meaning alone can give. */
+const SEMANTIC_CAP = 0.75;
 
 const sum = (a: readonly number[]) => a.reduce((x, y) => x + y, 0);
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
@@ -167,9 +189,15 @@ export function rankNotes(
     // Down the fused order relevance never rises: a note ranked lower is not more likely relevant.
     ceiling = Math.min(ceiling, fitted);
     let relevance = ceiling;
+    if (e.vector !== undefined && vec[i]! < params.vetoCosine) relevance = Math.min(relevance, VETOED);
     if (e.rareTermsPresent) relevance = Math.max(relevance, params.rareFloor);
-    if (features.zVector >= params.semanticZ && features.vector >= params.semanticMinCosine) {
-      relevance = Math.max(relevance, Math.min(0.7, 0.5 + 0.05 * (features.zVector - params.semanticZ)));
+    if (
+      bestCoverage <= params.semanticMaxCoverage &&
+      features.zVector >= params.semanticZ &&
+      features.vector >= params.semanticMinCosine
+    ) {
+      const bySense = 0.5 + params.semanticSlope * (features.vector - params.semanticMinCosine);
+      relevance = Math.max(relevance, Math.min(SEMANTIC_CAP, bySense));
     }
     return { noteId: e.noteId, score: scores[i]!, relevance, features };
   });

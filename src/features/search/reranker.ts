@@ -1,4 +1,5 @@
 import type { OpenAiEndpoint } from '../../config.ts';
+import { sliceCodePoints } from '../../lib/text.ts';
 
 /** Settings of a Cohere-compatible rerank endpoint (RERANKER=cohere). */
 export type RerankerSettings = OpenAiEndpoint & {
@@ -50,7 +51,7 @@ export class CohereReranker {
         body: JSON.stringify({
           model: this.settings.model,
           query,
-          documents: passages.map((p) => p.slice(0, MAX_DOCUMENT_CHARS)),
+          documents: passages.map((p) => sliceCodePoints(p, MAX_DOCUMENT_CHARS)),
           top_n: passages.length,
           return_documents: false,
         }),
@@ -60,7 +61,7 @@ export class CohereReranker {
       throw new RerankerError(`${url} did not answer: ${err instanceof Error ? err.message : String(err)}`);
     }
     if (!res.ok) {
-      const text = (await res.text().catch(() => '')).slice(0, 300);
+      const text = sliceCodePoints(await res.text().catch(() => ''), 300);
       throw new RerankerError(`${url} answered HTTP ${res.status}${text ? `: ${text}` : ''}`);
     }
     const scores = parseScores(await res.json().catch(() => null), passages.length, url);

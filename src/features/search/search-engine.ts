@@ -18,7 +18,7 @@ export const META_DIMS = 'dims';
 /** What the search feature runs with in this process. */
 export interface SearchEngine {
   store: VectorStore;
-  /** Null when there is no vector store (keyword-only) or the embedder could not be loaded. */
+  /** Null when the embedder could not be loaded (search is then keyword-only). */
   embedder: Embedder | null;
   /** Why vectors are not used, when they are not. */
   vectorProblem?: string;
@@ -120,7 +120,6 @@ async function initEngine(deps: Deps): Promise<SearchEngine> {
     refresh: async () => {},
     ...(note ? { vectorProblem: note } : {}),
   };
-  if (store.kind === 'none') return engine;
 
   let checkedAt = 0;
   const settle = async () => {
@@ -206,6 +205,8 @@ export interface SearchReadiness {
   mode?: 'hybrid' | 'keyword-only';
   /** Why preparing failed (retried in the background), or why vectors are not used. */
   problem?: string;
+  /** How vectors are searched: `sqlite-vec`, `pgvector` (HNSW) or `exact` (in the server process). */
+  vectors?: VectorStore['kind'];
 }
 
 const readiness = new WeakMap<Deps, SearchReadiness>();
@@ -216,7 +217,7 @@ export function searchReadiness(deps: Deps): SearchReadiness | undefined {
   const engine = settledEngines.get(deps);
   // Vectors may come (an embedder that answers again, a reindex elsewhere) or go after the start: as of now.
   if (state?.state === 'ready' && engine)
-    return { ...state, mode: engine.vectorsReady ? 'hybrid' : 'keyword-only' };
+    return { ...state, mode: engine.vectorsReady ? 'hybrid' : 'keyword-only', vectors: engine.store.kind };
   return state;
 }
 
@@ -249,9 +250,15 @@ export async function prepareSearch(
         `the search index was built with ${engine.indexEmbedder} but EMBEDDER is now ${id}; search is keyword-only until \`npx minutes reindex\` rebuilds it`,
       );
     } else if (engine.vectorProblem) {
-      deps.logger.warn({ vector_store: engine.store.kind }, `search: ${engine.vectorProblem}`);
+      deps.logger.warn(
+        { vector_store: engine.store.kind, embedder: id },
+        `search: ${engine.vectorsReady ? 'hybrid keyword + vector' : 'keyword-only'} (vector store: ${engine.store.kind}); ${engine.vectorProblem}`,
+      );
     } else {
-      deps.logger.info({ vector_store: engine.store.kind, embedder: id }, 'search: hybrid keyword + vector');
+      deps.logger.info(
+        { vector_store: engine.store.kind, embedder: id },
+        `search: hybrid keyword + vector (vector store: ${engine.store.kind})`,
+      );
     }
     const reranker = deps.config.search.reranker;
     if (reranker) {
@@ -270,6 +277,7 @@ export async function prepareSearch(
     readiness.set(deps, {
       state: 'ready',
       mode: engine.vectorsReady ? 'hybrid' : 'keyword-only',
+      vectors: engine.store.kind,
       ...(engine.indexEmbedder
         ? { problem: `the index was built with ${engine.indexEmbedder}; run \`npx minutes reindex\`` }
         : engine.vectorProblem

@@ -4,37 +4,42 @@ import type { Deps } from '../../deps.ts';
 import { pullModel } from './embedders/transformers-embedder.ts';
 import { reindexAll } from './index-note.ts';
 
+export interface ReindexSummary {
+  notes: number;
+  chunks: number;
+  seconds: number;
+}
+
 /**
- * `npx minutes reindex`: rebuilds the search index with the configured embedder, with a progress bar on
- * stderr (plain lines when stderr is not a terminal). Returns the line to print on stdout.
+ * `npx minutes reindex`: rebuilds the search index with the configured embedder. A progress bar on stderr
+ * when it is a terminal; nothing at all otherwise (scripts read the summary on stdout).
  */
 export async function runReindexCommand(
   deps: Deps,
   stream: NodeJS.WriteStream = process.stderr,
-): Promise<string> {
-  const bar = new cliProgress.SingleBar(
-    {
-      format: 'reindexing notes [{bar}] {value}/{total} ({percentage} %) eta {eta_formatted}',
-      stream,
-      noTTYOutput: !stream.isTTY,
-      notTTYSchedule: 5_000,
-      hideCursor: true,
-    },
-    cliProgress.Presets.shades_classic,
-  );
+): Promise<ReindexSummary> {
+  const bar = stream.isTTY
+    ? new cliProgress.SingleBar(
+        {
+          format: 'reindexing notes [{bar}] {value}/{total} ({percentage} %) eta {eta_formatted}',
+          stream,
+          hideCursor: true,
+        },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
   let started = false;
   try {
     const result = await reindexAll(deps, ({ phase, done, total }) => {
       if (!started) {
-        bar.start(total, 0);
+        bar?.start(total, 0);
         started = true;
       }
-      if (phase === 'notes') bar.update(done);
+      if (phase === 'notes') bar?.update(done);
     });
-    bar.stop();
-    return `Reindexed ${result.notes} notes (${result.chunks} chunks) in ${result.seconds.toFixed(1)} s.`;
+    return { notes: result.notes, chunks: result.chunks, seconds: Math.round(result.seconds * 10) / 10 };
   } finally {
-    if (started) bar.stop();
+    if (started) bar?.stop();
   }
 }
 

@@ -154,8 +154,22 @@ export const searchRepo = {
       )
       .execute(),
 
-  /** Note vectors of the space made by `embedderId` (the exact, extension-free vector search). */
-  async noteEmbeddings(db: Db, space: Space, embedderId: string) {
+  /** How many note vectors the space has from `embedderId`, and the newest indexed_at: changes when any is written. */
+  async noteEmbeddingsStamp(db: Db, space: Space, embedderId: string) {
+    const row = await searchDb(db)
+      .selectFrom('search_notes')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('indexed_at').as('newest')])
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .where('embedder', '=', embedderId)
+      .where('embedding', 'is not', null)
+      .executeTakeFirstOrThrow();
+    const count = Number(row.n);
+    return { count, value: `${count}/${String(row.newest ?? '')}` };
+  },
+
+  /** One page of the space's note vectors made by `embedderId`, in note id order after `afterNoteId` (exact search). */
+  async noteEmbeddingsPage(db: Db, space: Space, embedderId: string, afterNoteId: string, limit: number) {
     const rows = await searchDb(db)
       .selectFrom('search_notes')
       .select(['note_id', 'embedding'])
@@ -163,6 +177,9 @@ export const searchRepo = {
       .where('mode', '=', space.mode)
       .where('embedder', '=', embedderId)
       .where('embedding', 'is not', null)
+      .where('note_id', '>', afterNoteId)
+      .orderBy('note_id')
+      .limit(limit)
       .execute();
     return rows.map((r) => ({ note_id: r.note_id, embedding: r.embedding! }));
   },

@@ -178,7 +178,9 @@ export async function gatherEvidence(
 
   const vectorNotes = (async () => {
     const embedder = engine.embedder;
-    if (!engine.vectorsReady || !embedder || !query.raw.trim()) return { vector: undefined, hits: [] };
+    // A query without a letter or digit means nothing (a sentence model would still place it somewhere).
+    if (!engine.vectorsReady || !embedder || !/[\p{L}\p{N}]/u.test(query.raw))
+      return { vector: undefined, hits: [] };
     const [vector] = await embedder.embed([input.query], 'query');
     if (!vector || isZero(vector)) return { vector: undefined, hits: [] };
     const hits = await engine.store.search(

@@ -1,3 +1,4 @@
+import { codePointLength, sliceCodePoints } from '../../lib/text.ts';
 import { stem, tokenize } from './text/tokens.ts';
 
 export const MAX_SNIPPET = 300;
@@ -90,7 +91,9 @@ export function buildSnippet(
   let out = text.slice(from, to).replace(/\s*\n\s*/g, ' ');
   if (from > 0) out = ELLIPSIS + out;
   if (to < text.length) out += ELLIPSIS;
-  if (out.length > maxLength) out = `${out.slice(0, maxLength - 1).replace(/\s+\S*$/, '')}${ELLIPSIS}`;
+  if (codePointLength(out) > maxLength) {
+    out = `${sliceCodePoints(out, maxLength - 1).replace(/\s+\S*$/, '')}${ELLIPSIS}`;
+  }
 
   const line = countNewlines(text, Math.max(from, firstMatch));
   const matchedAtMs = source.lineStarts?.[line] ?? source.startMs ?? undefined;

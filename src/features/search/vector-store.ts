@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/schema.ts';
-import { dot } from './embedders/embedder.ts';
 import { type SearchFilters, type Space, searchRepo } from './search.repo.ts';
-import { bytesToVector, vectorToBytes } from './search.tables.ts';
+import { vectorToBytes } from './search.tables.ts';
 
 /** One note's vector: the normalised mean of its chunk vectors. */
 export interface NoteVector {
@@ -22,12 +21,11 @@ export interface VectorHit {
  * Nearest-neighbour search over note vectors: the first stage of vector search (the chunks of the notes it
  * returns are then compared with the query one by one, from the embeddings stored with the chunks). One vector
  * per note keeps the index small (10,000 notes, not 130,000 passages) and the search fast. Chosen at start by
- * what the database offers: `sqlite-vec` (vec0, partitioned by account and mode), `exact` (SQLite without the
- * extension: cosine over `search_notes.embedding`), `pgvector` (HNSW) or `none` (PostgreSQL without pgvector:
- * keyword only).
+ * what the database offers: `sqlite-vec` (vec0, partitioned by account and mode), `pgvector` (HNSW), or `exact`
+ * (either database without its extension: cosine over `search_notes.embedding` in the server process).
  */
 export interface VectorStore {
-  readonly kind: 'sqlite-vec' | 'exact' | 'pgvector' | 'none';
+  readonly kind: 'sqlite-vec' | 'exact' | 'pgvector';
   /** Creates the table for vectors of `dims` components if it is missing. */
   prepare(db: Db, dims: number): Promise<void>;
   /** Drops every vector table (a rebuild with another embedder follows). */
@@ -115,9 +113,49 @@ async function removeSeqs(db: Db, dims: number, seqs: number[]) {
   }
 }
 
+/** Note vectors read per page by the exact search: 2,000 × 384 floats is 3 MB, whatever the space's size. */
+const EXACT_PAGE = 2_000;
+/** Bytes of note vectors the exact store keeps in memory across searches, all spaces together (LRU). */
+const EXACT_CACHE_BYTES = 256 * 1024 * 1024;
+
+interface CachedSpace {
+  /** count and newest indexed_at of the space's vectors when read: a change of either means re-read. */
+  stamp: string;
+  ids: string[];
+  vectors: Float32Array;
+  dims: number;
+}
+
+/** Spaces' vectors by `db id + account + mode + embedder`, most recently used last. */
+const exactCache = new Map<string, CachedSpace>();
+let exactCacheBytes = 0;
+const databaseIds = new WeakMap<object, number>();
+let nextDatabaseId = 1;
+
+function cacheKey(db: object, space: Space, embedderId: string): string {
+  let id = databaseIds.get(db);
+  if (!id) {
+    id = nextDatabaseId++;
+    databaseIds.set(db, id);
+  }
+  return `${id}\0${space.accountId}\0${space.mode}\0${embedderId}`;
+}
+
+function dropCached(key: string): void {
+  const cached = exactCache.get(key);
+  if (!cached) return;
+  exactCacheBytes -= cached.vectors.byteLength;
+  exactCache.delete(key);
+}
+
 /**
- * SQLite without sqlite-vec: exact cosine over the note vectors stored in `search_notes`. Same results, but it
- * reads every note vector of the space per query.
+ * Without a vector extension (SQLite without sqlite-vec, PostgreSQL without pgvector): exact cosine, in the server
+ * process, over the note vectors stored in `search_notes` (float32 bytes in a BLOB / BYTEA). A space's vectors are
+ * kept in memory between searches (up to 256 MB for all spaces, least recently used dropped first) and read again
+ * when the space's vector count or newest `indexed_at` changed (one indexed aggregate per search, so another
+ * process's writes are seen). A space larger than the cache is read in pages in note-id order keeping only the
+ * best `k`, so memory stays bounded however large the space (docs/performance.md). Same results as an
+ * extension's exact search.
  */
 export const exactStore: VectorStore = {
   kind: 'exact',
@@ -126,16 +164,98 @@ export const exactStore: VectorStore = {
   put: async () => {},
   remove: async () => {},
   count: async () => 0,
-  async search(db, _dims, space, vector, k, { embedderId }) {
-    const rows = await searchRepo.noteEmbeddings(db, space, embedderId);
-    const hits: VectorHit[] = rows.map((r) => ({
-      noteId: r.note_id,
-      similarity: dot(vector, bytesToVector(r.embedding)),
-    }));
-    hits.sort((a, b) => b.similarity - a.similarity || (a.noteId < b.noteId ? -1 : 1));
-    return hits.slice(0, k);
+  async search(db, dims, space, vector, k, { embedderId }) {
+    const key = cacheKey(db, space, embedderId);
+    const stamp = await searchRepo.noteEmbeddingsStamp(db, space, embedderId);
+    const fits = stamp.count * dims * 4 <= EXACT_CACHE_BYTES;
+    const previous = exactCache.get(key);
+    let cached = previous?.stamp === stamp.value && previous.dims === dims ? previous : undefined;
+    if (!cached && fits) {
+      dropCached(key);
+      const ids: string[] = [];
+      const vectors = new Float32Array(stamp.count * dims);
+      let after = '';
+      for (;;) {
+        const page = await searchRepo.noteEmbeddingsPage(db, space, embedderId, after, EXACT_PAGE);
+        for (const row of page) {
+          if (ids.length >= stamp.count) break;
+          readVector(row.embedding, vectors, ids.length * dims, dims);
+          ids.push(row.note_id);
+        }
+        if (page.length < EXACT_PAGE) break;
+        after = page[page.length - 1]!.note_id;
+      }
+      cached = { stamp: stamp.value, ids, vectors: vectors.subarray(0, ids.length * dims), dims };
+      while (exactCache.size && exactCacheBytes + cached.vectors.byteLength > EXACT_CACHE_BYTES) {
+        dropCached(exactCache.keys().next().value!);
+      }
+      exactCache.set(key, cached);
+      exactCacheBytes += cached.vectors.byteLength;
+    }
+    if (cached) {
+      // Most recently used last.
+      exactCache.delete(key);
+      exactCache.set(key, cached);
+      const hits: VectorHit[] = [];
+      for (let i = 0; i < cached.ids.length; i++) {
+        let sum = 0;
+        const base = i * dims;
+        for (let d = 0; d < dims; d++) sum += vector[d]! * cached.vectors[base + d]!;
+        hits.push({ noteId: cached.ids[i]!, similarity: sum });
+      }
+      hits.sort(byHit);
+      return hits.slice(0, k);
+    }
+    return pagedSearch(db, space, vector, k, embedderId);
   },
 };
+
+/** A space too large for the cache: one page at a time, the best `k` kept. */
+async function pagedSearch(
+  db: Db,
+  space: Space,
+  vector: Float32Array,
+  k: number,
+  embedderId: string,
+): Promise<VectorHit[]> {
+  const best: VectorHit[] = [];
+  let floor = Number.NEGATIVE_INFINITY;
+  let after = '';
+  const row = new Float32Array(vector.length);
+  for (;;) {
+    const page = await searchRepo.noteEmbeddingsPage(db, space, embedderId, after, EXACT_PAGE);
+    for (const r of page) {
+      readVector(r.embedding, row, 0, vector.length);
+      let similarity = 0;
+      for (let d = 0; d < vector.length; d++) similarity += vector[d]! * row[d]!;
+      if (best.length >= k && similarity <= floor) continue;
+      best.push({ noteId: r.note_id, similarity });
+      if (best.length >= 2 * k) {
+        best.sort(byHit);
+        best.length = k;
+        floor = best[k - 1]!.similarity;
+      }
+    }
+    if (page.length < EXACT_PAGE) break;
+    after = page[page.length - 1]!.note_id;
+  }
+  best.sort(byHit);
+  return best.slice(0, k);
+}
+
+/** float32 little-endian bytes into `out` at `offset` (zeros past the stored vector's end). */
+function readVector(bytes: Uint8Array, out: Float32Array, offset: number, dims: number): void {
+  const n = Math.min(dims, bytes.byteLength >> 2);
+  if (bytes.byteOffset % 4 === 0) {
+    out.set(new Float32Array(bytes.buffer, bytes.byteOffset, n), offset);
+  } else {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let i = 0; i < n; i++) out[offset + i] = view.getFloat32(i * 4, true);
+  }
+  out.fill(0, offset + n, offset + dims);
+}
+
+const byHit = (a: VectorHit, b: VectorHit) => b.similarity - a.similarity || (a.noteId < b.noteId ? -1 : 1);
 
 const pgTable = (dims: number) => `search_note_vectors_${Math.trunc(dims)}`;
 /** pgvector's HNSW index takes vectors of at most 2,000 dimensions; wider ones are searched exactly. */
@@ -203,17 +323,6 @@ export function pgvectorStore(version: string): VectorStore {
   };
 }
 
-/** PostgreSQL without pgvector: no vector search at all. */
-export const noVectorStore: VectorStore = {
-  kind: 'none',
-  prepare: async () => {},
-  reset: async () => {},
-  put: async () => {},
-  remove: async () => {},
-  count: async () => 0,
-  search: async () => [],
-};
-
 async function countRows(db: Db, table: string): Promise<number> {
   const row = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(db);
   return Number(row.rows[0]?.n ?? 0);
@@ -254,8 +363,8 @@ export async function detectVectorStore(
   const version = row.rows[0]?.extversion;
   if (!version) {
     return {
-      store: noVectorStore,
-      note: 'pgvector is not installed in this PostgreSQL; search is keyword-only (tsvector)',
+      store: exactStore,
+      note: 'pgvector is not installed in this PostgreSQL; vector search compares every note vector of the space exactly in the server process (install pgvector for an HNSW index: docs/operations.md)',
     };
   }
   return { store: pgvectorStore(version) };

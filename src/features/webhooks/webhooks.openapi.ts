@@ -1,12 +1,40 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { EXAMPLE } from '../../http/schemas.ts';
 import { ActionItem } from '../action-items/action-items.schema.ts';
-import { EVENT_TYPES, type EventType } from '../events/events.ts';
+import { type AnyEventType, EVENT_TYPES, TEST_EVENT_TYPE } from '../events/events.ts';
 import { NoteDetail, NoteListItem } from '../notes/notes.schema.ts';
 import { Recording } from '../recordings/recordings.schema.ts';
 
+/** `data` of `note.failed` (ext): the note in list form plus why processing gave up. */
+export const NoteFailedData = NoteListItem.extend({
+  failure_reason: z.string().openapi({ example: 'No transcriber is configured (set TRANSCRIBER=openai).' }),
+}).openapi('NoteFailedData', {
+  example: {
+    id: 'note_9Zt4Wd1Kp7Lb3Xv8Qm2Yc6Rn',
+    title: 'Weekly sync',
+    summary: '',
+    created_at: EXAMPLE.recordedAt,
+    duration_seconds: 1805,
+    recording_id: EXAMPLE.recordingId,
+    tags: ['team'],
+    highlights: 0,
+    failure_reason: 'No transcriber is configured (set TRANSCRIBER=openai).',
+  },
+});
+
+/** `data` of `webhook.test` (ext). */
+export const WebhookTestData = z
+  .object({ webhook_id: z.string().openapi({ example: EXAMPLE.webhookId }), message: z.string() })
+  .openapi('WebhookTestData', {
+    example: {
+      webhook_id: EXAMPLE.webhookId,
+      message: 'A test event sent with POST /v1/webhooks/{id}/test. No action is needed.',
+    },
+  });
+
 /** What `data` holds for each event type (API.md). A new event type fails typecheck here until it has one. */
 const EVENT_PAYLOADS: Record<
-  EventType,
+  AnyEventType,
   { data: z.ZodType; name: string; summary: string; operationId: string }
 > = {
   'recording.ready': {
@@ -34,14 +62,17 @@ const EVENT_PAYLOADS: Record<
     operationId: 'onNoteProcessed',
   },
   'note.failed': {
-    data: NoteListItem.extend({
-      failure_reason: z
-        .string()
-        .openapi({ description: 'Why processing gave up, in words a user understands.' }),
-    }),
+    data: NoteFailedData,
     name: 'NoteFailedEvent',
     summary: '(ext) Processing gave up on a note (data: the note in list form plus failure_reason)',
     operationId: 'onNoteFailed',
+  },
+  [TEST_EVENT_TYPE]: {
+    data: WebhookTestData,
+    name: 'WebhookTestEvent',
+    summary:
+      '(ext) A test event from POST /v1/webhooks/{id}/test, sent to that webhook only (cannot be subscribed to)',
+    operationId: 'onWebhookTest',
   },
 };
 
@@ -72,7 +103,7 @@ const DeliveryHeaders = z.object({
  * `webhooks` (OpenAPI 3.1), so receivers can generate typed payloads like they generate clients.
  */
 export function documentWebhookEvents(registry: OpenAPIHono['openAPIRegistry']): void {
-  for (const type of EVENT_TYPES) {
+  for (const type of [...EVENT_TYPES, TEST_EVENT_TYPE] as const) {
     const { data, name, summary, operationId } = EVENT_PAYLOADS[type];
     const body = z
       .object({
@@ -89,7 +120,9 @@ export function documentWebhookEvents(registry: OpenAPIHono['openAPIRegistry']):
       tags: ['Webhooks'],
       summary,
       description:
-        `Sent to every active webhook subscribed to \`${type}\`, signed with its secret (see the delivery headers). ` +
+        (type === TEST_EVENT_TYPE
+          ? 'Sent only by `POST /v1/webhooks/{id}/test`, to that webhook, signed with its secret. '
+          : `Sent to every active webhook subscribed to \`${type}\`, signed with its secret (two \`v1,\` signatures during a secret rotation). `) +
         'Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.',
       request: {
         headers: DeliveryHeaders,

@@ -100,6 +100,10 @@ export const getNoteTool = defineTool({
   output: NoteForModel,
   annotations: READ_ONLY,
   notFoundHint: NOTE_NOT_FOUND_HINT,
+  tooLargeHint:
+    'Call get_note again without include_transcript and read the transcript page by page with get_transcript ' +
+    '(cursor, max_segments), or fetch the whole note over the REST API: GET /v1/notes/{note_id} (or ' +
+    '/v1/notes/{note_id}/export?format=txt).',
   run: async ({ deps, actor }, args) => {
     const note = await getNote(deps.db, actor, args.note_id);
     if (args.include_transcript) return note;
@@ -179,6 +183,9 @@ export const getTranscriptTool = defineTool({
   }),
   annotations: READ_ONLY,
   notFoundHint: NOTE_NOT_FOUND_HINT,
+  tooLargeHint:
+    'Ask for fewer segments per page (a smaller max_segments). If a single segment is too long, read the ' +
+    'transcript over the REST API: GET /v1/notes/{note_id}/export?format=txt.',
   run: async ({ deps, actor }, args) => {
     const offset = args.cursor === undefined ? 0 : decodeTranscriptCursor(args.cursor, args.note_id);
     const note = await getNote(deps.db, actor, args.note_id, { segments: true });

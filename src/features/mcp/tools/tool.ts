@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Deps } from '../../../deps.ts';
 import type { Actor, Scope } from '../../api-keys/scopes.ts';
+import type { ResultBudget } from '../mcp.limits.ts';
 
 /** Who is calling through /mcp: resolved from the API key by the route, exactly as for REST. */
 export interface McpCaller {
@@ -13,6 +14,8 @@ export interface McpCaller {
 
 export interface ToolContext extends McpCaller {
   deps: Deps;
+  /** What is left of this request's result size budget (MAX_REQUEST_RESULT_BYTES), shared by a batch. */
+  results: ResultBudget;
 }
 
 /**
@@ -33,6 +36,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   >;
   /** Told to the model when an id it passed does not exist: where valid ids come from. */
   notFoundHint: string;
+  /** Told to the model when a result is over MAX_TOOL_RESULT_BYTES: how to ask for less. */
+  tooLargeHint?: string;
   run(ctx: ToolContext, args: z.output<I>): Promise<z.input<O>>;
 }
 

@@ -9,7 +9,7 @@ import type { Sentence } from '../sentences.ts';
  *
  * Every pattern here is a list of literal alternatives: linear in the length of the sentence.
  */
-export const FEATURES_VERSION = 1;
+export const FEATURES_VERSION = 2;
 
 /** Modal and person cues: who is to act, how firmly, and when. */
 const CUES: readonly (readonly [string, RegExp])[] = [
@@ -54,12 +54,24 @@ const PIVOTS = new Set(
   ).split(' '),
 );
 
+/**
+ * The verb after a promise, request or plan ("I'll send", "can you check", "we need to decide", "I'm gonna
+ * show"): what is promised says more than that something is.
+ */
+const AFTER_CUE =
+  /\b(?:i'll|i will|i'm going to|i'm gonna|i have to|i need to|i can|let me|we'll|we will|we're going to|we're gonna|we need to|we have to|we should|let's|you'll|you will|you're going to|you're gonna|you need to|you have to|you should|can you|could you|would you|please|will|going to|gonna|have to|need to|should)\s+(?:(?:just|also|probably|maybe|then|first|still|be|try and|try to)\s+)?([a-z][a-z'-]*)/g;
+
 /** Short replies that take something on or just listen. */
 const ACCEPT =
   /^(?:\W*(?:yes|yeah|yep|sure|okay|ok|alright|right|will do|of course|absolutely|fine|no problem)\b)/;
 const BACKCHANNEL = /^(?:\W*(?:mm+-?hmm+|mm+|hmm+|uh-huh|um+|uh+|oh|ah)\W*)+$/;
 
-/** What the model is told about the transcript beyond the sentences: the speakers' names, to spot addressing. */
+/**
+ * What the model is told about the transcript beyond the sentences: the speakers' names, to spot addressing.
+ * Which rules fired was tried as a feature and left out: it raised the held-out-in-turn ROC AUC (0.895 → 0.915)
+ * only because the rules were written from most of those sets; on windows they were not written from it made
+ * the detector trust the rules' mistakes (precision of kept rule items 71 % → 33 % at the same threshold).
+ */
 export interface FeatureContext {
   /** Display names and labels of the speakers ("Maria Lopez", "Industrial Designer", "Grad E"). */
   names: readonly string[];
@@ -123,6 +135,11 @@ export function sentenceFeatures(sentences: readonly Sentence[], context: Featur
     }
     if (w.length) f.add(`end:${w[w.length - 1]}`);
     for (const [name, pattern] of CUES) if (pattern.test(lower)) f.add(`cue:${name}`);
+    let verbs = 0;
+    for (const m of lower.matchAll(AFTER_CUE)) {
+      f.add(`v:${m[1]}`);
+      if (++verbs >= 5) break;
+    }
     if (w.includes('<name>')) f.add('mention');
     if (/^\p{Lu}[\p{L}'-]+,/u.test(s.text) && names.has(s.text.split(',')[0]!.toLowerCase()))
       f.add('addressed');

@@ -375,8 +375,8 @@ export function matchClause(context: ClauseContext, rules: readonly Rule[] = RUL
       for (const m of context.text.matchAll(patterns[0]!)) {
         if (++tried > MAX_TRIGGERS) break;
         const found = rule.build(m, context);
-        if (found && !rule.collect) return found;
-        if (found) collected.push(...found);
+        if (found && !rule.collect) return tagged(found, rule);
+        if (found) collected.push(...tagged(found, rule));
       }
       if (collected.length) return collected;
       continue;
@@ -388,10 +388,13 @@ export function matchClause(context: ClauseContext, rules: readonly Rule[] = RUL
     }
     if (!match) continue;
     const found = rule.build(match, context);
-    if (found) return found;
+    if (found) return tagged(found, rule);
   }
   return [];
 }
+
+/** Items with the name of the rule that found them. */
+const tagged = (found: Match[], rule: Rule) => found.map((m) => ({ ...m, rule: rule.name }));
 
 /** Whom a request is said to and what it asks: "can you send the notes, Maria?" → Maria, "send the notes". */
 function requestTo(m: RegExpExecArray, context: ClauseContext): Match | undefined {

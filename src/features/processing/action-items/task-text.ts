@@ -19,6 +19,8 @@ export interface Match {
   assignee?: string;
   /** Said to "you" with nothing to tell who that is: the one person left in a round of assignments, if any. */
   toYou?: boolean;
+  /** The rule that found it (`rules.ts`): a feature of the detector, and a clue when debugging. */
+  rule?: string;
 }
 const MAX_ACTION_TEXT = 300;
 const MIN_ACTION_WORDS = 2;

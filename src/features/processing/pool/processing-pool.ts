@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ProcessingSettings } from '../../../config.ts';
 import { AppError } from '../../../lib/errors.ts';
@@ -24,36 +26,45 @@ const WORKER_FILE = fromSource
 const IDLE_MS = 60_000;
 
 let settings: Pick<ProcessingSettings, 'threads'> | undefined;
-let pool: Piscina | undefined;
+/**
+ * Two pools: `jobs` (PROCESSING_THREADS threads) for the pipeline's analysis and chunking, `requests` (one
+ * thread) for the parsing a request waits for, so that a POST never queues behind a long analysis.
+ */
+const pools: { jobs?: Piscina; requests?: Piscina } = {};
+type PoolName = keyof typeof pools;
 
 /** Sets the pool's size from the configuration; takes effect when the pool is (re)created. */
 export function configureProcessingPool(processing: Pick<ProcessingSettings, 'threads'>): void {
-  if (pool && settings?.threads !== processing.threads) {
-    const old = pool;
-    pool = undefined;
+  const old = pools.jobs;
+  if (old && settings?.threads !== processing.threads) {
+    pools.jobs = undefined;
     void old.close({ force: false }).catch(() => {});
   }
   settings = processing;
 }
 
-function getPool(): Piscina {
-  pool ??= new Piscina({
+function getPool(name: PoolName): Piscina {
+  pools[name] ??= new Piscina({
     filename: WORKER_FILE,
-    maxThreads: settings?.threads ?? 1,
+    maxThreads: name === 'jobs' ? (settings?.threads ?? 1) : 1,
     minThreads: 0,
     idleTimeout: IDLE_MS,
     // Every task is CPU-bound: one at a time per thread.
     concurrentTasksPerWorker: 1,
-    ...(fromSource ? { execArgv: ['--import', 'tsx'] } : {}),
+    // tsx found from this file, not from the working directory (`minutes` may run anywhere).
+    ...(fromSource
+      ? { execArgv: ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] }
+      : {}),
   });
-  return pool;
+  return pools[name];
 }
 
-/** Stops the threads (at shutdown); a later task starts a new pool. */
+/** Stops the threads (at shutdown); a later task starts new pools. */
 export async function closeProcessingPool(): Promise<void> {
-  const old = pool;
-  pool = undefined;
-  await old?.destroy();
+  const old = [pools.jobs, pools.requests];
+  pools.jobs = undefined;
+  pools.requests = undefined;
+  await Promise.all(old.map((p) => p?.destroy()));
 }
 
 /** A task stopped by its budget. */
@@ -62,9 +73,11 @@ export class ProcessingTimeoutError extends Error {
 }
 
 async function run(task: ProcessingTask, signal?: AbortSignal): Promise<ProcessingOutcome> {
-  signal?.throwIfAborted();
   try {
-    return (await getPool().run(task, signal ? { signal } : {})) as ProcessingOutcome;
+    // A budget spent before the task starts (on the analysis, say, before chunking) stops it the same way.
+    signal?.throwIfAborted();
+    const pool = getPool(task.kind === 'parse' ? 'requests' : 'jobs');
+    return (await pool.run(task, signal ? { signal } : {})) as ProcessingOutcome;
   } catch (err) {
     if (signal?.aborted)
       throw new ProcessingTimeoutError('the processing thread was stopped at its time limit');

@@ -1,3 +1,4 @@
+import { sliceCodePoints } from '../../../lib/text.ts';
 import { type Embedder, EmbedderError, type EmbedKind, normalize } from './embedder.ts';
 
 export interface OpenAiEmbedderOptions {
@@ -83,7 +84,7 @@ export class OpenAiEmbedder implements Embedder {
         continue;
       }
       if (res.ok) return this.parse(await res.json().catch(() => null), batch.length);
-      const text = (await res.text().catch(() => '')).slice(0, 300);
+      const text = sliceCodePoints(await res.text().catch(() => ''), 300);
       lastError = `HTTP ${res.status}${text ? `: ${text}` : ''}`;
       if (res.status !== 429 && res.status < 500) break;
       const retryAfter = Number(res.headers.get('retry-after'));

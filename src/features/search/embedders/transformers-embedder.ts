@@ -36,7 +36,7 @@ interface TransformersModule {
   ): Promise<FeatureExtractor>;
 }
 
-/** The opt-in package (not installed by default: it brings about 170 MB that the default setup never loads). */
+/** The opt-in package (not installed by default: it brings about 180 MB that the default setup never loads). */
 export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
 /** The one line that installs it (README, Search). */
 export const TRANSFORMERS_INSTALL = 'npm install --no-save @huggingface/transformers@4.3.1';
