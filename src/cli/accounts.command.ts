@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Config } from '../config.ts';
-import { createAccount } from '../features/accounts/accounts.service.ts';
-import { createSetupLink, resolveUserAccount, setupUrl } from '../features/users/users.service.ts';
+import { createAccount, resolveAccount } from '../features/accounts/accounts.service.ts';
+import { createSetupLink, setupUrl } from '../features/users/users.service.ts';
 import { print, printJson, withDatabase } from './context.ts';
 
 /** Where printed set-up links point: PUBLIC_URL, or this machine at PORT. */
@@ -42,7 +42,7 @@ export function registerAccountsCommands(program: Command): void {
     .option('--account <email>', 'the account (default: the owner account)')
     .action(async (opts: { account?: string }) => {
       const url = await withDatabase(async ({ db, config }) => {
-        const link = await createSetupLink(db, await resolveUserAccount(db, opts.account));
+        const link = await createSetupLink(db, (await resolveAccount(db, opts.account)).id);
         return setupUrl(dashboardBaseUrl(config), link.token);
       });
       print(`Set-up link (one use, valid 24 h): ${url}`);

@@ -174,6 +174,12 @@ describe.each(DIALECTS)('dashboard sign-in and sessions (%s)', (dialect) => {
     expect((await client.get('/setup?token=nope')).status).toBe(404);
   });
 
+  it('a form post larger than 256 KB is refused before it is read, signed in or not', async () => {
+    const client = new DashboardClient(h.app);
+    const big = await client.request('POST', '/sign-in', { form: { email: 'x'.repeat(300 * 1024) } });
+    expect(big.status).toBe(413);
+  });
+
   it('the API keeps its routes: DELETE / is still a JSON 404 with a key, 401 without', async () => {
     const t = await h.tenant();
     const res = await h.request('DELETE', '/', { key: t.liveKey });

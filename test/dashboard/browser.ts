@@ -2,11 +2,11 @@ import fs, { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { CHROMIUM } from './chromium.ts';
 
-/** Debian's Chromium; .ci/run installs it. */
-export const CHROMIUM = '/usr/bin/chromium';
+export { launchBrowser } from './chromium.ts';
 
 /**
  * Whether the browser tests run: always when Chromium is installed; without it they fail under CI
@@ -21,35 +21,6 @@ export function browserAvailable(): boolean {
     `Skipping the dashboard browser tests: ${CHROMIUM} is not installed (apt-get install chromium).`,
   );
   return false;
-}
-
-/**
- * Headless Chromium with a fresh profile directory (a persistent context: one browser, one profile); close()
- * removes the profile. CSP is bypassed only so that axe-core can be injected into the pages.
- */
-export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    bypassCSP: true,
-    viewport: { width: 1200, height: 800 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
-  return {
-    context,
-    close: async () => {
-      await context.close();
-      fs.rmSync(profile, { recursive: true, force: true });
-    },
-  };
 }
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -30,9 +30,9 @@ const TRANSCRIPT_VTT = `WEBVTT
 <v Maya>Great. Let's also review the contractor spending in the next planning meeting.
 `;
 
-/** One second of 8 kHz 16-bit mono silence as a WAV file. */
-function silentWav(): Buffer {
-  const samples = 8000;
+/** Thirty seconds of 8 kHz 16-bit mono silence as a WAV file. */
+function silentWav(marker = ''): Buffer {
+  const samples = 8000 * 30;
   const data = samples * 2;
   const b = Buffer.alloc(44 + data);
   b.write('RIFF', 0);
@@ -48,6 +48,7 @@ function silentWav(): Buffer {
   b.writeUInt16LE(16, 34);
   b.write('data', 36);
   b.writeUInt32LE(data, 40);
+  b.write(marker, 44);
   return b;
 }
 
@@ -77,6 +78,47 @@ function startReceiver() {
   });
 }
 
+/**
+ * A fake OpenAI-compatible transcriber: answers timed, diarized segments, or a 400 for files named `broken…`
+ * (a reason the note then fails with).
+ */
+function startTranscriber() {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('error', () => {});
+    req.on('end', () => {
+      if (Buffer.concat(chunks).includes('UNREADABLE')) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'Audio file is unreadable.' } }));
+        return;
+      }
+      const lines: [string, number, string][] = [
+        ['A', 1, 'Standup: the login bug is fixed and deployed to staging.'],
+        ['B', 7, 'The mobile release is blocked on the store review.'],
+        ['A', 13, 'I will write the incident report for the outage by Thursday.'],
+        ['B', 19, 'I will ask the store team about the review status tomorrow.'],
+      ];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          duration: 30,
+          segments: lines.map(([speaker, start, text]) => ({ speaker, start, end: start + 5, text })),
+        }),
+      );
+    });
+  });
+  return new Promise<{ url: string; close(): Promise<void> }>((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}/v1`,
+        close: () => new Promise((r) => server.close(() => r())),
+      });
+    });
+  });
+}
+
 /** Polls until the condition holds (no fixed sleeps that assume an idle machine). */
 async function until(check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -97,11 +139,17 @@ describe.runIf(browserAvailable())(
     let closeBrowser: () => Promise<void>;
     let page: Page;
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    let transcriber: Awaited<ReturnType<typeof startTranscriber>>;
     let noteUrl = '';
 
     beforeAll(async () => {
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-dashboard-'));
+      transcriber = await startTranscriber();
       const config = loadConfig({
+        TRANSCRIBER: 'openai',
+        TRANSCRIBE_BASE_URL: transcriber.url,
+        TRANSCRIBE_API_KEY: 'test',
+        JOB_MAX_ATTEMPTS: '1',
         DATA_DIR: dataDir,
         // The builtin embedder's cache is built once per machine, not per run.
         MODELS_DIR: path.join(os.tmpdir(), 'minutes-test-models'),
@@ -125,6 +173,7 @@ describe.runIf(browserAvailable())(
     afterAll(async () => {
       await closeBrowser?.();
       await receiver?.close();
+      await transcriber?.close();
       await server?.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
@@ -174,18 +223,51 @@ describe.runIf(browserAvailable())(
       await screenshot(page, 'note');
     });
 
-    it('uploads audio: an audio player that seeks with Range, and the failure reason once processing fails', async () => {
+    it('uploads audio: transcript with speakers, Highlights and Transcript times seek the player (Range)', async () => {
       await page.goto(`${server.url}/upload`);
       await page.setInputFiles('#file', { name: 'standup.wav', mimeType: 'audio/wav', buffer: silentWav() });
       await page.getByRole('button', { name: 'Upload' }).click();
       await page.waitForURL(/\/notes\/note_/);
-      // No transcriber is configured here: the note fails, and the page shows why without a reload by hand.
-      await page.getByText(/Processing failed:/).waitFor({ timeout: 60_000 });
-      await expect(page.locator('audio').count()).resolves.toBe(1);
-      const audio = await page.request.get(`${page.url()}/audio`, { headers: { range: 'bytes=0-9' } });
-      expect(audio.status()).toBe(206);
-      expect(audio.headers()['content-range']).toBe(`bytes 0-9/${silentWav().length}`);
-      expect((await audio.body()).length).toBe(10);
+      await page.locator('[data-status="processing"]').waitFor({ state: 'detached', timeout: 60_000 });
+      await expect(page.locator('.transcript .speaker').first().textContent()).resolves.toBe('Speaker 1');
+      const audio = page.locator('audio');
+      await expect(audio.count()).resolves.toBe(1);
+      await page.waitForFunction(
+        () => ((globalThis as any).document.querySelector('audio')?.readyState ?? 0) >= 1,
+      );
+      const time = page.locator('.transcript [data-seek="13000"]');
+      await time.click();
+      await page.waitForFunction(
+        () => (globalThis as any).document.querySelector('audio').currentTime >= 12.9,
+      );
+      if ((await page.locator('.highlights [data-seek]').count()) > 0) {
+        const target = Number(
+          await page.locator('.highlights [data-seek]').first().getAttribute('data-seek'),
+        );
+        await page.locator('.highlights [data-seek]').first().click();
+        await page.waitForFunction(
+          (ms) => Math.abs((globalThis as any).document.querySelector('audio').currentTime * 1000 - ms) < 250,
+          target,
+        );
+      }
+      const range = await page.request.get(`${page.url()}/audio`, { headers: { range: 'bytes=0-9' } });
+      expect(range.status()).toBe(206);
+      expect(range.headers()['content-range']).toBe(`bytes 0-9/${silentWav().length}`);
+      expect((await range.body()).length).toBe(10);
+      await expectAccessible(page);
+      await screenshot(page, 'note-audio');
+    });
+
+    it('a note whose processing fails shows the reason without a reload by hand', async () => {
+      await page.goto(`${server.url}/upload`);
+      await page.setInputFiles('#file', {
+        name: 'broken.wav',
+        mimeType: 'audio/wav',
+        buffer: silentWav('UNREADABLE'),
+      });
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await page.waitForURL(/\/notes\/note_/);
+      await page.getByText(/Processing failed:.*unreadable/).waitFor({ timeout: 60_000 });
       await expectAccessible(page);
       await page.locator('summary', { hasText: 'Delete note' }).click();
       await page.getByRole('button', { name: 'Delete permanently' }).click();
@@ -239,7 +321,7 @@ describe.runIf(browserAvailable())(
       await screenshot(page, 'api-keys');
       const ok = await fetch(`${server.url}/v1/notes`, { headers: { authorization: `Bearer ${key}` } });
       expect(ok.status).toBe(200);
-      expect(((await ok.json()) as { meta: { total: number } }).meta.total).toBe(1);
+      expect(((await ok.json()) as { meta: { total: number } }).meta.total).toBeGreaterThan(0);
       const denied = await fetch(`${server.url}/v1/webhooks`, {
         headers: { authorization: `Bearer ${key}` },
       });
@@ -317,6 +399,24 @@ describe.runIf(browserAvailable())(
       await page.getByRole('switch', { name: 'Test mode' }).click();
       await page.waitForURL(`${server.url}/`);
       await expect(page.getByText(/you are viewing the account.s test data/).count()).resolves.toBe(0);
+    });
+
+    it('works from the keyboard: the skip link comes first and focus is visible', async () => {
+      await page.goto(`${server.url}/`);
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const el = (globalThis as any).document.activeElement;
+        const style = (globalThis as any).getComputedStyle(el);
+        return { text: el.textContent, outline: style.outlineStyle, width: style.outlineWidth };
+      });
+      expect(focused.text).toBe('Skip to content');
+      expect(focused.outline).not.toBe('none');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      const next = await page.evaluate(
+        () => (globalThis as any).document.activeElement.closest('main') !== null,
+      );
+      expect(next).toBe(true);
     });
 
     it('is usable at phone width', async () => {

@@ -136,6 +136,61 @@ describe.each(DIALECTS)('dashboard pages over the services (%s)', (dialect) => {
     expect(past.text).toContain('in the future');
   });
 
+  it('Upload: a JSON transcript file, pasted text, and clear errors for nothing or a wrong token', async () => {
+    const t = await h.tenant();
+    const client = await signedIn(t);
+    const csrf = csrfIn((await client.get('/upload')).text);
+    const post = (form: FormData) =>
+      h.app.request('/upload', {
+        method: 'POST',
+        body: form,
+        redirect: 'manual',
+        headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      });
+    const json = new FormData();
+    json.set('_csrf', csrf);
+    json.set('tags', 'imported, json');
+    json.set(
+      'file',
+      new File(
+        [
+          JSON.stringify({
+            segments: [{ speaker: 'Ana', start_ms: 0, end_ms: 4000, text: 'We ship on Monday.' }],
+          }),
+        ],
+        'call.json',
+        { type: 'application/json' },
+      ),
+    );
+    const created = await post(json);
+    expect(created.status).toBe(303);
+    const noteId = /\/notes\/(note_\w+)$/.exec(created.headers.get('location') ?? '')?.[1];
+    expect(noteId).toBeDefined();
+    const stored = await h.db.db
+      .selectFrom('notes')
+      .select(['tags', 'status'])
+      .where('id', '=', noteId!)
+      .executeTakeFirst();
+    expect(JSON.parse(stored!.tags)).toEqual(['imported', 'json']);
+
+    const pasted = new FormData();
+    pasted.set('_csrf', csrf);
+    pasted.set('text', 'Ana: Ship it.\nBen: Agreed.');
+    pasted.set('file', new File([], '', { type: 'application/octet-stream' }));
+    expect((await post(pasted)).status).toBe(303);
+
+    const empty = new FormData();
+    empty.set('_csrf', csrf);
+    const nothing = await post(empty);
+    expect(nothing.status).toBe(400);
+    expect(await nothing.text()).toContain('Choose a file or paste a transcript.');
+
+    const forged = new FormData();
+    forged.set('_csrf', 'x'.repeat(43));
+    forged.set('text', 'Ana: Forged.');
+    expect((await post(forged)).status).toBe(403);
+  });
+
   it('the notes page needs far less than 200 KB of compressed JavaScript and CSS', async () => {
     const t = await h.tenant();
     const client = await signedIn(t);

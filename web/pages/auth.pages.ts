@@ -57,7 +57,3 @@ export function setupInvalidPage(v: string): Html {
 <p>Run <code>npx minutes users reset-password</code> on the server for a new link, or <a href="/sign-in">sign in</a>.</p>`,
   );
 }
-
-export function messagePage(v: string, title: string, text: string): Html {
-  return publicPage(title, v, html`<h1>${title}</h1><p>${text}</p><p><a href="/">Back to Minutes</a></p>`);
-}

@@ -1,4 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import type { AppEnv, Deps } from '../../http/context.ts';
 import { actionItemsRoutes } from './action-items.routes.ts';
@@ -21,6 +22,9 @@ import { webhooksRoutes } from './webhooks.routes.ts';
 const DASHBOARD_PATH =
   /^\/(?:|sign-in|sign-out|setup|mode|upload|action-items(?:\/[^/]+)?|notes\/[^/]+(?:\/(?:status|audio|delete))?|settings\/(?:keys|webhooks|mcp)(?:\/.*)?|assets\/[^/]+)$/;
 
+/** Largest body of a form post other than Upload. */
+const FORM_MAX_BYTES = 256 * 1024;
+
 /** Pages are read with GET and changed with form POSTs; other methods stay the API's (404/405 as JSON). */
 const DASHBOARD_METHODS = new Set(['GET', 'HEAD', 'POST']);
 
@@ -37,6 +41,14 @@ export function dashboardApp(deps: Deps) {
     await next();
   });
   app.get('/assets/:name', (c) => assets.serve(c, c.req.param('name')));
+  // Forms are small; only Upload streams a large body (to disk, with its own limit). Checked before sign-in too.
+  const formLimit = bodyLimit({
+    maxSize: FORM_MAX_BYTES,
+    onError: (c) => c.text('The form is too large.', 413),
+  });
+  app.use('*', async (c, next) =>
+    c.req.method === 'POST' && c.req.path !== '/upload' ? formLimit(c, next) : next(),
+  );
   authRoutes(app, deps, assets);
   app.use('*', requireSession(deps));
   notesRoutes(app, deps, assets);

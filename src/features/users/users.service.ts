@@ -171,17 +171,3 @@ export function setSessionMode(db: Db, token: string, mode: Mode) {
 export function endSession(db: Db, token: string) {
   return usersRepo.deleteSession(db, hashToken(token));
 }
-
-/** The user named by email, or the account's owner (first account) when no email is given. */
-export async function resolveUserAccount(db: Db, email?: string): Promise<string> {
-  const account = email
-    ? await accountsRepo.findByEmail(db, email.trim().toLowerCase())
-    : await accountsRepo.first(db);
-  if (!account) {
-    throw new AppError(
-      'resource_not_found',
-      email ? `No account with email '${email}'.` : 'There is no account yet: start the service once.',
-    );
-  }
-  return account.id;
-}
