@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerAccountsCommands } from './cli/accounts.command.ts';
 import { UsageError } from './cli/context.ts';
+import { registerExportCommand } from './cli/export.command.ts';
 import { registerImportCommand } from './cli/import.command.ts';
 import { registerKeysCommands } from './cli/keys.command.ts';
 import { registerSearchCommands } from './cli/search.command.ts';
@@ -22,6 +23,7 @@ export function buildCli(): Command {
   registerKeysCommands(program);
   registerAccountsCommands(program);
   registerImportCommand(program);
+  registerExportCommand(program);
   registerSearchCommands(program);
   return program;
 }

@@ -53,6 +53,7 @@ export const ConfigSchema = z.object({
   MAX_TRANSCRIPT_BYTES: z.coerce.number().int().min(1024).default(2_097_152),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
   WEBHOOKS_RETRY_SCHEDULE: seconds.default([30, 120, 480]),
+  WEBHOOKS_SECRET_OVERLAP_SECONDS: z.coerce.number().int().min(0).max(2_592_000).default(86_400),
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   WEBHOOKS_ALLOW_HOSTS: z
     .string()
@@ -136,6 +137,8 @@ export type Config = {
     retryScheduleSeconds: number[];
     /** Webhooks one account may have in each mode (live, test); creating one more is a 409. */
     maxPerAccount: number;
+    /** (ext) How long a rotated-out secret keeps signing (WEBHOOKS_SECRET_OVERLAP_SECONDS). */
+    secretOverlapSeconds: number;
   };
   /** How the webhook worker delivers (src/features/webhooks). */
   webhookDelivery: {
@@ -249,6 +252,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
       retryScheduleSeconds: e.WEBHOOKS_RETRY_SCHEDULE,
       maxPerAccount: e.WEBHOOKS_MAX_PER_ACCOUNT,
+      secretOverlapSeconds: e.WEBHOOKS_SECRET_OVERLAP_SECONDS,
     },
     webhookDelivery: {
       timeoutMs: e.WEBHOOKS_TIMEOUT_MS,

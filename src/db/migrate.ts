@@ -8,6 +8,7 @@ import { noteTagsCreatedAt } from './migrations/0006-note-tags-created-at.ts';
 import { deletionAndRetention } from './migrations/0007-deletion-and-retention.ts';
 import { webhooksFairness } from './migrations/0008-webhooks-fairness.ts';
 import { dashboardUsers } from './migrations/0010-dashboard-users.ts';
+import { webhookSecretRotation } from './migrations/0011-webhook-secret-rotation.ts';
 import type { Db, Dialect } from './schema.ts';
 
 /** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
@@ -34,6 +35,7 @@ export const MIGRATIONS: Migration[] = [
   deletionAndRetention,
   webhooksFairness,
   dashboardUsers,
+  webhookSecretRotation,
 ];
 
 const LOCK_ID = 7_355_608;

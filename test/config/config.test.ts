@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       allowPrivateTargets: false,
       retryScheduleSeconds: [30, 120, 480],
       maxPerAccount: 20,
+      secretOverlapSeconds: 86_400,
     });
     expect(config.webhookDelivery).toMatchObject({
       leaseSeconds: 15,
@@ -35,7 +36,7 @@ describe('loadConfig', () => {
     });
     expect(config.port).toBe(9000);
     expect(config.database).toEqual({ dialect: 'sqlite', file: '/tmp/minutes-x/minutes.sqlite' });
-    expect(config.webhooks).toEqual({
+    expect(config.webhooks).toMatchObject({
       allowPrivateTargets: true,
       retryScheduleSeconds: [1, 2, 4],
       maxPerAccount: 20,

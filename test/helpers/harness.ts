@@ -115,7 +115,13 @@ export function useHarness(dialect: Dialect, env: Record<string, string> = {}): 
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
-    await checkResponseAgainstOpenApi(h.app, { method, path, status: res.status, body: parsed });
+    await checkResponseAgainstOpenApi(h.app, {
+      method,
+      path,
+      status: res.status,
+      body: parsed,
+      contentType: res.headers.get('content-type'),
+    });
     return { status: res.status, headers: res.headers, body: parsed as any, text };
   };
   return h;

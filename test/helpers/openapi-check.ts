@@ -58,7 +58,7 @@ export function openApiSchemaValidator(doc: {
  */
 export async function checkResponseAgainstOpenApi(
   app: { request: (p: string) => Response | Promise<Response> },
-  res: { method: string; path: string; status: number; body: unknown },
+  res: { method: string; path: string; status: number; body: unknown; contentType?: string | null },
 ): Promise<void> {
   const { doc, ajv, patterns } = await load(app);
   // The path the router sees: dot segments resolved, as fetch and every HTTP client do.
@@ -68,7 +68,12 @@ export async function checkResponseAgainstOpenApi(
   if (!operation) return;
   const response = operation.responses?.[String(res.status)];
   expect(response, `${res.method} ${match!.path} returned undocumented status ${res.status}`).toBeDefined();
-  const schema = response?.content?.['application/json']?.schema;
+  // A response in another media type (an export's text/markdown) is checked against that type's schema.
+  const media = res.contentType?.split(';')[0]?.trim().toLowerCase();
+  const schema =
+    media && !media.includes('json') && response?.content?.[media]
+      ? response.content[media]!.schema
+      : response?.content?.['application/json']?.schema;
   if (!schema) return;
   const validate = ajv.compile(rewriteRefs(schema) as object);
   const ok = validate(res.body);

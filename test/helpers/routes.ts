@@ -271,6 +271,7 @@ export const API_MD_SCOPES: Record<string, Scope> = {
   'PATCH /v1/notes/{id}': 'notes:write',
   'DELETE /v1/notes/{id}': 'notes:write',
   'PATCH /v1/notes/{id}/speakers': 'notes:write',
+  'GET /v1/notes/{id}/export': 'notes:read',
   'GET /v1/recordings': 'recordings:read',
   'GET /v1/recordings/{id}': 'recordings:read',
   'GET /v1/recordings/{id}/audio': 'recordings:read',
@@ -284,4 +285,6 @@ export const API_MD_SCOPES: Record<string, Scope> = {
   'DELETE /v1/webhooks/{id}': 'webhooks:manage',
   'GET /v1/webhooks/{id}/deliveries': 'webhooks:manage',
   'POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver': 'webhooks:manage',
+  'POST /v1/webhooks/{id}/test': 'webhooks:manage',
+  'POST /v1/webhooks/{id}/rotate-secret': 'webhooks:manage',
 };

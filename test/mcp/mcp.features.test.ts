@@ -42,5 +42,34 @@ for (const dialect of DIALECTS) {
       );
       await callFails(client, 'rename_speakers', { note_id: noteId }, 'parameter_invalid');
     });
+
+    it('get_note_export returns the file GET /v1/notes/:id/export serves; a bad format is a tool error', async () => {
+      const t = await h.tenant();
+      const noteId = await createProcessedNote(h, t.liveKey);
+      const client = await mcp.connect(t.liveKey, 'legacy');
+      for (const format of [undefined, 'md', 'srt', 'vtt', 'txt', 'json'] as const) {
+        const result = await callOk(client, 'get_note_export', {
+          note_id: noteId,
+          ...(format ? { format } : {}),
+        });
+        const rest = await h.request(
+          'GET',
+          `/v1/notes/${noteId}/export${format ? `?format=${format}` : ''}`,
+          {
+            key: t.liveKey,
+          },
+        );
+        expect(result).toMatchObject({
+          note_id: noteId,
+          format: format ?? 'md',
+          file_name: `2026-09-14 Q3 budget review.${format ?? 'md'}`,
+          content_type: rest.headers.get('content-type'),
+          content: rest.text,
+        });
+      }
+      await callFails(client, 'get_note_export', { note_id: noteId, format: 'pdf' }, 'parameter_invalid');
+      const other = await mcp.connect((await h.tenant()).liveKey, 'legacy');
+      await callFails(other, 'get_note_export', { note_id: noteId }, 'resource_not_found');
+    });
   });
 }

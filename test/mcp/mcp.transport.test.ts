@@ -13,6 +13,7 @@ const TOOL_NAMES = [
   'get_transcript',
   'update_note',
   'rename_speakers',
+  'get_note_export',
   'list_highlights',
   'list_action_items',
   'update_action_item',

@@ -56,7 +56,7 @@ export function documentMcp(registry: OpenAPIHono['openAPIRegistry']): void {
       'The MCP server for AI assistants: JSON-RPC 2.0 over Streamable HTTP, one request per POST, no session. ' +
       'Authenticated with the same API keys; each tool needs the scope of the REST operation it wraps (a missing ' +
       'scope is an `isError` tool result, not an HTTP error). Tools: search_notes, list_notes, get_note, ' +
-      'get_transcript, update_note, rename_speakers, list_action_items, update_action_item, list_highlights, list_webhooks; ' +
+      'get_transcript, update_note, rename_speakers, get_note_export, list_action_items, update_action_item, list_highlights, list_webhooks; ' +
       'call `tools/list` for their input and output schemas. A browser `Origin` must be listed in ' +
       'MCP_ALLOWED_ORIGINS (403 otherwise); clients that send no Origin pass.',
     security: [{ bearerAuth: [] }],

@@ -1,4 +1,5 @@
 import { listActionItemsTool, updateActionItemTool } from './tools/action-items.tools.ts';
+import { getNoteExportTool } from './tools/export.tools.ts';
 import {
   getNoteTool,
   getTranscriptTool,
@@ -19,6 +20,7 @@ export const MCP_TOOLS: readonly ToolDefinition[] = [
   getTranscriptTool,
   updateNoteTool,
   renameSpeakersTool,
+  getNoteExportTool,
   listHighlightsTool,
   listActionItemsTool,
   updateActionItemTool,

@@ -11,6 +11,7 @@ import {
   scopedRoute,
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
+import { exportRoutes } from './export/export.routes.ts';
 import {
   CreateNoteBody,
   DeletedResponse,
@@ -158,6 +159,7 @@ export function notesRoutes(deps: Deps) {
 
   // (ext) Sub-resources of a note, in files of their own.
   app.route('/', speakersRoutes(deps));
+  app.route('/', exportRoutes(deps));
 
   return app;
 }

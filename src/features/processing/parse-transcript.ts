@@ -54,13 +54,15 @@ function parseCues(text: string): TranscriptSegment[] {
     let speaker: string | undefined;
     const voice = /^<v(?:\.[^\s>]+)?\s+([^>]+)>/.exec(body);
     if (voice) {
-      speaker = voice[1]!.trim();
+      speaker = decodeEntities(voice[1]!.trim());
       body = body.slice(voice[0].length);
     }
-    body = body
-      .replace(/<[^>]+>/g, '')
-      .replace(/\s+/g, ' ')
-      .trim();
+    body = decodeEntities(
+      body
+        .replace(/<[^>]+>/g, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
     if (!speaker) {
       const label = LABEL.exec(body);
       if (label) {
@@ -72,6 +74,11 @@ function parseCues(text: string): TranscriptSegment[] {
     push(out, { speaker: speaker ?? previousSpeaker(out), start_ms: start, end_ms: end, text: body });
   }
   return out;
+}
+
+/** WebVTT's text escapes (what an exported VTT writes for `&`, `<`, `>`), `&amp;` last. */
+function decodeEntities(s: string): string {
+  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
 /** A label alone on its line ("Alice:"), as some meeting apps export, announces the next lines' speaker. */

@@ -16,6 +16,7 @@ import {
 import { type AttemptResult, executeDelivery } from './delivery/execute-delivery.ts';
 import { fanOutSome } from './delivery/fan-out-events.ts';
 import { maxAttempts, retryDelayMs } from './delivery/retry-policy.ts';
+import { overlappingSecret } from './delivery/sign-payload.ts';
 import {
   createCachingLookup,
   createOutboundAgents,
@@ -380,6 +381,7 @@ async function attemptDelivery(
         : await executeDelivery({
             url: target.url,
             secret: target.secret,
+            previousSecret: overlappingSecret(target, startedAt),
             eventId: row.event_id,
             eventType: row.event_type,
             payload: target.payload,

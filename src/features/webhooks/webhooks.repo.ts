@@ -100,7 +100,18 @@ export const webhooksRepo = {
   update: (
     db: Db,
     id: string,
-    patch: Partial<Pick<WebhooksTable, 'url' | 'events' | 'active' | 'secret' | 'updated_at'>>,
+    patch: Partial<
+      Pick<
+        WebhooksTable,
+        | 'url'
+        | 'events'
+        | 'active'
+        | 'secret'
+        | 'previous_secret'
+        | 'previous_secret_expires_at'
+        | 'updated_at'
+      >
+    >,
   ) => webhooksDb(db).updateTable('webhooks').set(patch).where('id', '=', id).execute(),
 
   /** Deletes the webhook; its deliveries and their attempt log go with it (ON DELETE CASCADE). */

@@ -10,6 +10,7 @@ import {
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { createOutboundPolicy } from './outbound/guarded-request.ts';
+import { webhookExtrasRoutes } from './webhook-extras.routes.ts';
 import {
   CreateWebhookBody,
   DeletedWebhook,
@@ -216,6 +217,9 @@ export function webhooksRoutes(deps: Deps) {
       );
     },
   );
+
+  // (ext) Test deliveries and secret rotation, in files of their own.
+  app.route('/', webhookExtrasRoutes(deps));
 
   return app;
 }

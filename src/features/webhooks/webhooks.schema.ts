@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { codePoints, EXAMPLE, hasControlChars, Meta, PageQuery } from '../../http/schemas.ts';
-import { EVENT_TYPES } from '../events/events.ts';
+import { EVENT_TYPES, TEST_EVENT_TYPE } from '../events/events.ts';
 
 const WEBHOOK_ID_EXAMPLE = EXAMPLE.webhookId;
 const DELIVERY_ID_EXAMPLE = EXAMPLE.deliveryId;
@@ -93,7 +93,13 @@ export const WebhookUrl = z
     example: 'https://example.com/hooks/minutes',
   });
 
-export const EventType = z.enum(EVENT_TYPES).openapi('EventType');
+export const EventType = z.enum(EVENT_TYPES).openapi('EventType', {
+  description:
+    'The four event types of the spec and (ext) `note.failed` (the note in list form plus `failure_reason`).',
+});
+
+/** What a delivery can carry: a subscribable type or (ext) `webhook.test` (sent by `POST /v1/webhooks/:id/test`). */
+export const DeliveryEventType = z.enum([...EVENT_TYPES, TEST_EVENT_TYPE]).openapi('DeliveryEventType');
 
 /** A non-empty list of event types; duplicates are removed, first occurrence kept. */
 export const EventTypes = z
@@ -163,7 +169,11 @@ export const UpdateWebhookBody = z
     }),
     secret: WebhookSecret.nullable()
       .optional()
-      .openapi({ description: 'A new signing secret, or null to stop signing.' }),
+      .openapi({
+        description:
+          'A new signing secret, or null to stop signing; takes effect at once (for an overlap, use ' +
+          '`POST /v1/webhooks/{id}/rotate-secret`).',
+      }),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), {
     message: 'give at least one of url, events, active, secret',
@@ -177,6 +187,10 @@ export const Webhook = z
     events: z.array(EventType),
     active: z.boolean(),
     created_at: z.string().openapi({ format: 'date-time' }),
+    previous_secret_expires_at: z.string().optional().openapi({
+      format: 'date-time',
+      description: '(ext) During a secret rotation: until when the replaced secret still signs.',
+    }),
   })
   .openapi('Webhook', { example: EXAMPLE_WEBHOOK });
 
@@ -223,7 +237,7 @@ export const Delivery = z
     event_id: z
       .string()
       .openapi({ example: EVENT_ID_EXAMPLE, description: 'Sent as X-Svc-Delivery and webhook-id.' }),
-    event_type: EventType,
+    event_type: DeliveryEventType,
     status: DeliveryStatus,
     attempt_count: z.number().int(),
     next_attempt_at: z.string().optional().openapi({ format: 'date-time', description: 'While pending.' }),
@@ -260,9 +274,74 @@ export const DeliveryParams = z.object({
     .openapi({ param: { name: 'delivery_id', in: 'path' }, example: DELIVERY_ID_EXAMPLE }),
 });
 
+export const RotateSecretBody = z
+  .strictObject({
+    secret: WebhookSecret.optional().openapi({
+      description:
+        'The new secret (16–256 characters). Omitted: the server generates one and returns it once.',
+    }),
+    overlap_seconds: z
+      .number()
+      .int('must be a whole number of seconds')
+      .min(0, 'must be between 0 and 2592000 (30 days)')
+      .max(2_592_000, 'must be between 0 and 2592000 (30 days)')
+      .optional()
+      .openapi({
+        description:
+          'How long the replaced secret keeps signing, in seconds (default WEBHOOKS_SECRET_OVERLAP_SECONDS, 86400). ' +
+          '0 cuts over at once.',
+        example: 86_400,
+      }),
+  })
+  .openapi('RotateSecret', { example: { overlap_seconds: 86_400 } });
+
+export const RotatedSecret = z
+  .object({
+    id: z.string().openapi({ example: WEBHOOK_ID_EXAMPLE }),
+    secret: z
+      .string()
+      .optional()
+      .openapi({ description: 'The generated secret, shown this once (absent when you gave one).' }),
+    previous_secret_expires_at: z.string().optional().openapi({
+      format: 'date-time',
+      description: 'Until when the replaced secret still signs; absent when nothing overlaps.',
+    }),
+  })
+  .openapi('RotatedSecret', {
+    example: {
+      id: WEBHOOK_ID_EXAMPLE,
+      secret: 'whsec_4Zt8Lb1Xv9Qm7Kp2Wd6Rn3Yc5Hs0Jf4T',
+      previous_secret_expires_at: '2026-11-26T10:00:00.000Z',
+    },
+  });
+
+export const TestDelivery = z
+  .object({
+    delivered: z.boolean().openapi({ description: 'Whether the endpoint answered with a 2xx status.' }),
+    status_code: z.number().int().optional().openapi({ description: 'Absent when no response arrived.' }),
+    error: z.string().optional().openapi({ description: 'Why the attempt failed; absent on success.' }),
+    duration_ms: z.number().int(),
+    delivery_id: z
+      .string()
+      .openapi({ description: 'The attempt in the delivery log.', example: DELIVERY_ID_EXAMPLE }),
+    event_id: z
+      .string()
+      .openapi({ description: 'Sent as X-Svc-Delivery and webhook-id.', example: EVENT_ID_EXAMPLE }),
+  })
+  .openapi('TestDelivery', {
+    example: {
+      delivered: true,
+      status_code: 200,
+      duration_ms: 87,
+      delivery_id: DELIVERY_ID_EXAMPLE,
+      event_id: EVENT_ID_EXAMPLE,
+    },
+  });
+
 /** `{deleted: true}`: the same component as the other deletes. */
 export { DeletedResponse as DeletedWebhook } from '../notes/notes.schema.ts';
 
 export type CreateWebhookInput = z.infer<typeof CreateWebhookBody>;
 export type UpdateWebhookInput = z.infer<typeof UpdateWebhookBody>;
 export type ListDeliveriesInput = z.infer<typeof ListDeliveriesQuery>;
+export type RotateSecretInput = z.infer<typeof RotateSecretBody>;

@@ -110,7 +110,10 @@ export async function updateWebhook(
     if (input.url !== undefined) patch.url = input.url;
     if (input.events !== undefined) patch.events = JSON.stringify(input.events);
     if (input.active !== undefined) patch.active = input.active ? 1 : 0;
-    if (input.secret !== undefined) patch.secret = input.secret;
+    if (input.secret !== undefined) {
+      // A new secret through PATCH cuts over at once: a rotation's overlap ends with it.
+      Object.assign(patch, { secret: input.secret, previous_secret: null, previous_secret_expires_at: null });
+    }
     await webhooksRepo.update(trx, id, patch);
     if (input.url !== undefined && input.url !== webhook.url) {
       await webhooksRepo.markUrlChanged(trx, id);

@@ -15,6 +15,9 @@ export interface WebhooksTable {
   events: string;
   /** Signing secret; write-only through the API, never logged. */
   secret: string | null;
+  /** (ext, 0011) The secret a rotation replaced: it still signs deliveries until `previous_secret_expires_at`. */
+  previous_secret?: string | null;
+  previous_secret_expires_at?: Iso | null;
   /** 1 or 0. */
   active: number;
   /** The newest outbox event when the webhook was created: older events are never sent to it. */

@@ -1,8 +1,18 @@
-import type { EventType } from '../events/events.ts';
+import type { AnyEventType, EventType } from '../events/events.ts';
 import type { DeliveriesTable, DeliveryAttemptsTable, WebhooksTable } from './webhooks.tables.ts';
 
 /** What the views read of a webhook row. */
-type WebhookRow = Pick<WebhooksTable, 'id' | 'url' | 'events' | 'active' | 'created_at'>;
+type WebhookRow = Pick<
+  WebhooksTable,
+  | 'id'
+  | 'url'
+  | 'events'
+  | 'active'
+  | 'created_at'
+  | 'secret'
+  | 'previous_secret'
+  | 'previous_secret_expires_at'
+>;
 
 const events = (row: WebhookRow) => JSON.parse(row.events) as EventType[];
 
@@ -14,6 +24,11 @@ export function toWebhook(row: WebhookRow) {
     events: events(row),
     active: row.active === 1,
     created_at: row.created_at,
+    ...(row.secret !== null &&
+    row.previous_secret &&
+    (row.previous_secret_expires_at ?? '') > new Date().toISOString()
+      ? { previous_secret_expires_at: row.previous_secret_expires_at! }
+      : {}),
   };
 }
 
@@ -39,7 +54,7 @@ export function toDelivery(row: DeliveriesTable, attempts: DeliveryAttemptsTable
     id: row.id,
     webhook_id: row.webhook_id,
     event_id: row.event_id,
-    event_type: row.event_type as EventType,
+    event_type: row.event_type as AnyEventType,
     status: row.status,
     attempt_count: Number(row.attempts),
     ...(row.status === 'pending' && row.next_attempt_at ? { next_attempt_at: row.next_attempt_at } : {}),

@@ -17,6 +17,9 @@ export interface DeliveryTarget {
   payload: string | null;
   url: string;
   secret: string | null;
+  /** (ext) The rotated-out secret and until when it still signs. */
+  previous_secret?: string | null;
+  previous_secret_expires_at?: string | null;
   active: number;
 }
 
@@ -221,13 +224,38 @@ async function claimWithTargets(db: Db, dialect: Dialect, claim: ClaimRequest): 
       .leftJoin('webhooks as w', 'w.id', 'c.webhook_id')
       .leftJoin('events as e', 'e.seq', 'c.event_seq')
       .selectAll('c')
-      .select(['e.payload', 'w.url', 'w.secret', 'w.active'])
+      .select([
+        'e.payload',
+        'w.url',
+        'w.secret',
+        'w.active',
+        'w.previous_secret',
+        'w.previous_secret_expires_at',
+      ])
       .execute();
     rows = [];
     targets = [];
-    for (const { payload, url, secret, active, ...row } of joined) {
+    for (const {
+      payload,
+      url,
+      secret,
+      active,
+      previous_secret,
+      previous_secret_expires_at,
+      ...row
+    } of joined) {
       rows.push(row as DeliveryRow);
-      if (url !== null && active !== null) targets.push({ id: row.id, payload, url, secret, active });
+      if (url !== null && active !== null) {
+        targets.push({
+          id: row.id,
+          payload,
+          url,
+          secret,
+          active,
+          previous_secret,
+          previous_secret_expires_at,
+        });
+      }
     }
   } else {
     const ids = await fairDueIdsSqlite(db, claim);
@@ -277,7 +305,15 @@ async function loadTargets(db: Db, ids: string[]): Promise<DeliveryTarget[]> {
         .selectFrom('deliveries as d')
         .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
         .leftJoin('events as e', 'e.seq', 'd.event_seq')
-        .select(['d.id', 'e.payload', 'w.url', 'w.secret', 'w.active'])
+        .select([
+          'd.id',
+          'e.payload',
+          'w.url',
+          'w.secret',
+          'w.active',
+          'w.previous_secret',
+          'w.previous_secret_expires_at',
+        ])
         .where('d.id', 'in', ids.slice(i, i + CHUNK))
         .execute()),
     );

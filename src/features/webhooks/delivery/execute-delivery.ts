@@ -29,6 +29,8 @@ export type AttemptResult =
 export interface ExecuteDeliveryOptions {
   url: string;
   secret: string | null;
+  /** (ext) A rotated-out secret still in its overlap window: it signs too (see buildDeliveryHeaders). */
+  previousSecret?: string | null;
   eventId: string;
   eventType: string;
   /** The stored event JSON, sent byte for byte. */
@@ -53,6 +55,7 @@ export async function executeDelivery(options: ExecuteDeliveryOptions): Promise<
     eventType: options.eventType,
     body,
     secret: options.secret,
+    previousSecrets: options.previousSecret ? [options.previousSecret] : [],
     timestamp: Math.floor(now() / 1000),
   });
   const started = performance.now();

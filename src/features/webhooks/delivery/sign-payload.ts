@@ -14,6 +14,11 @@ export function buildDeliveryHeaders(options: {
   eventType: string;
   body: Buffer;
   secret: string | null;
+  /**
+   * (ext) Secrets that also sign during a rotation's overlap: each adds a `v1,` signature to `webhook-signature`
+   * (space-separated, the current secret's first); `X-Svc-Signature` carries the current secret's only.
+   */
+  previousSecrets?: readonly string[];
   /** Unix seconds of this attempt. */
   timestamp: number;
 }): Record<string, string> {
@@ -29,11 +34,30 @@ export function buildDeliveryHeaders(options: {
   if (secret !== null) {
     const key = Buffer.from(secret, 'utf8');
     headers['x-svc-signature'] = createHmac('sha256', key).update(body).digest('hex');
-    const standard = createHmac('sha256', key)
-      .update(`${eventId}.${timestamp}.`)
-      .update(body)
-      .digest('base64');
-    headers['webhook-signature'] = `v1,${standard}`;
+    const standard = (k: Buffer) =>
+      `v1,${createHmac('sha256', k).update(`${eventId}.${timestamp}.`).update(body).digest('base64')}`;
+    headers['webhook-signature'] = [
+      key,
+      ...(options.previousSecrets ?? []).map((p) => Buffer.from(p, 'utf8')),
+    ]
+      .map(standard)
+      .join(' ');
   }
   return headers;
+}
+
+/** (ext) The rotated-out secret while its overlap lasts (it signs alongside the current one), else null. */
+export function overlappingSecret(
+  webhook: {
+    secret: string | null;
+    previous_secret?: string | null;
+    previous_secret_expires_at?: string | null;
+  },
+  now: string,
+): string | null {
+  return webhook.secret !== null &&
+    webhook.previous_secret &&
+    (webhook.previous_secret_expires_at ?? '') > now
+    ? webhook.previous_secret
+    : null;
 }

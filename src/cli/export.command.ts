@@ -1,0 +1,155 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import cliProgress from 'cli-progress';
+import { type Command, Option } from 'commander';
+import type { Db, Dialect, Mode } from '../db/schema.ts';
+import { resolveAccount } from '../features/accounts/accounts.service.ts';
+import { type Actor, SCOPES } from '../features/api-keys/scopes.ts';
+import { exportableNoteIds, exportNote } from '../features/notes/export/export.service.ts';
+import { EXPORT_FORMATS, type ExportFormat } from '../features/notes/export/export-formats.ts';
+import { parseRangeBound } from '../lib/time.ts';
+import { print, printJson, UsageError, withDatabase } from './context.ts';
+
+export interface ExportOptions {
+  account?: string;
+  mode: Mode;
+  format: ExportFormat;
+  from?: string;
+  to?: string;
+  tag?: string;
+  /** Called after each file (drives the progress bar). */
+  onFile?: (done: number, total: number, file: string) => void;
+}
+
+export interface ExportedNote {
+  note_id: string;
+  file: string;
+}
+
+/** `minutes export <dir>`: every note of an account (or those in a date range / with a tag) as files. */
+export function registerExportCommand(program: Command): void {
+  program
+    .command('export')
+    .description(
+      'export the notes of an account as files in DIR, one per note, named "YYYY-MM-DD Title.<ext>" ' +
+        '(Obsidian-friendly): Markdown with YAML front matter by default, or txt, srt, vtt, json',
+    )
+    .argument('<dir>', 'the folder to write to (created if missing; files of the same name are replaced)')
+    .addOption(new Option('--format <format>', 'the file format').choices([...EXPORT_FORMATS]).default('md'))
+    .option('--from <date>', 'only notes created at or after this date (YYYY-MM-DD or ISO 8601 date-time)')
+    .option('--to <date>', 'only notes created at or before this date (a bare date: through that day)')
+    .option('--tag <tag>', 'only notes with this tag (case-insensitive)')
+    .option('--account <email>', 'the account (default: the owner account of the first start)')
+    .addOption(
+      new Option('--mode <mode>', 'the data space to export').choices(['live', 'test']).default('live'),
+    )
+    .option('--json', 'print the exported files as JSON')
+    .action(
+      async (
+        dir: string,
+        opts: {
+          format: ExportFormat;
+          from?: string;
+          to?: string;
+          tag?: string;
+          account?: string;
+          mode: Mode;
+          json?: boolean;
+        },
+      ) => {
+        const bound = (value: string | undefined, edge: 'from' | 'to') => {
+          if (value === undefined) return undefined;
+          const parsed = parseRangeBound(value.trim(), edge);
+          if (!parsed) {
+            throw new UsageError(
+              `Invalid --${edge} '${value}': use a date (2026-01-05) or a date-time with a time zone (2026-01-05T09:00:00Z).`,
+            );
+          }
+          return parsed;
+        };
+        const from = bound(opts.from, 'from');
+        const to = bound(opts.to, 'to');
+        const bar = progressBar();
+        const results = await withDatabase((ctx) =>
+          exportNotes(ctx, dir, {
+            account: opts.account,
+            mode: opts.mode,
+            format: opts.format,
+            from,
+            to,
+            tag: opts.tag?.trim() || undefined,
+            onFile: bar.update,
+          }),
+        ).finally(() => bar.stop());
+        if (opts.json) printJson(results);
+        else
+          print(`Exported ${results.length} note${results.length === 1 ? '' : 's'} to ${path.resolve(dir)}.`);
+      },
+    );
+}
+
+/**
+ * Writes the account's notes matching the filters into `dir`, newest first, one file each, named
+ * `YYYY-MM-DD Title.<ext>`. Two notes with the same name: the later one's file name ends with the end of its
+ * id (`… (Rn6W2k).md`), so names are stable across runs. Returns the files written, in that order.
+ */
+export async function exportNotes(
+  ctx: { db: Db; dialect: Dialect },
+  dir: string,
+  options: ExportOptions,
+): Promise<ExportedNote[]> {
+  const account = await resolveAccount(ctx.db, options.account);
+  const actor: Actor = { accountId: account.id, mode: options.mode, scopes: new Set(SCOPES), keyId: 'cli' };
+  const target = path.resolve(dir);
+  await fsp.mkdir(target, { recursive: true });
+  const used = new Set<string>();
+  const results: ExportedNote[] = [];
+  for await (const { id, total } of exportableNoteIds(ctx, actor, options)) {
+    const file = await exportNote(ctx, actor, { id, format: options.format }).catch((err: unknown) => {
+      // Deleted since it was listed: nothing to write.
+      if ((err as { code?: string }).code === 'resource_not_found') return undefined;
+      throw err;
+    });
+    if (!file) continue;
+    let name = file.fileName;
+    // Case-insensitive, as on macOS and Windows file systems.
+    if (used.has(name.toLowerCase())) {
+      const ext = path.extname(name);
+      name = `${name.slice(0, -ext.length)} (${id.slice(-6)})${ext}`;
+    }
+    used.add(name.toLowerCase());
+    await fsp.writeFile(path.join(target, name), file.body, 'utf8');
+    results.push({ note_id: id, file: name });
+    options.onFile?.(results.length, total, name);
+  }
+  return results;
+}
+
+/** A progress bar on stderr when it is a terminal; nothing otherwise (scripts read the summary on stdout). */
+function progressBar() {
+  const tty = process.stderr.isTTY === true;
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      format: 'exporting [{bar}] {value}/{total} {file}',
+      hideCursor: true,
+      clearOnComplete: false,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update: (done: number, total: number, file: string) => {
+      if (!tty) return;
+      if (!started) {
+        bar.start(total, 0, { file: '' });
+        started = true;
+      }
+      bar.setTotal(Math.max(total, done));
+      bar.update(done, { file });
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
+}
