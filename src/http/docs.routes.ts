@@ -70,11 +70,10 @@ function loadAsset(): Promise<Asset> {
 
 /**
  * The rendered API reference (no key needed, API.md): `GET /docs` (Redoc over /v1/openapi.json) and its script.
- * `GET /` points to it until the dashboard takes that path.
+ * `GET /` is the dashboard's (its footer links here).
  */
 export function docsRoutes() {
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => c.redirect('/docs', 302));
   app.get('/docs', (c) => {
     c.header('Content-Security-Policy', CSP);
     c.header('Cache-Control', 'no-cache');

@@ -10,10 +10,10 @@ const CHROMIUM = '/usr/bin/chromium';
 describe('API reference at /docs', () => {
   const h = useHarness('sqlite');
 
-  it('GET / points to /docs; /docs needs no key and allows nothing from elsewhere', async () => {
+  it('/docs needs no key and allows nothing from elsewhere (GET / is the dashboard’s)', async () => {
     const root = await h.request('GET', '/', { key: null });
-    expect(root.status).toBe(302);
-    expect(root.headers.get('location')).toBe('/docs');
+    expect(root.status).toBe(303);
+    expect(root.headers.get('location')).toBe('/sign-in');
 
     const page = await h.request('GET', '/docs', { key: null });
     expect(page.status).toBe(200);
@@ -23,9 +23,9 @@ describe('API reference at /docs', () => {
     expect(page.text).not.toMatch(/https?:\/\//);
     expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
 
+    // Other methods on / stay the API's: no key is a 401 (a keyed 404 is in test/dashboard/auth.test.ts).
     const other = await h.request('DELETE', '/', { key: null });
-    expect(other.status).toBe(405);
-    expect(other.headers.get('allow')).toBe('GET, HEAD');
+    expect(other.status).toBe(401);
   });
 
   it('serves the Redoc bundle from node_modules, gzipped when asked, with an ETag', async () => {
@@ -86,7 +86,7 @@ describe('API reference at /docs', () => {
         });
         page.on('pageerror', (e) => problems.push(String(e)));
 
-        const response = await page.goto(`${url}/`);
+        const response = await page.goto(`${url}/docs`);
         expect(response?.url()).toBe(`${url}/docs`);
         await page.locator('h1', { hasText: 'Minutes API' }).waitFor({ timeout: 60_000 });
         // Tags and operations are headings of the middle panel (the sidebar's entries are collapsed).
