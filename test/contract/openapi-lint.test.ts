@@ -126,7 +126,14 @@ describe('OpenAPI document for generators', () => {
     for (const o of Object.values(doc.paths).flatMap((item) => Object.values(item)))
       expect(tagNames).toEqual(expect.arrayContaining(o.tags ?? ['(none)']));
     expect(Object.keys(doc.webhooks).sort()).toEqual(
-      ['action_item.created', 'note.created', 'note.processed', 'recording.ready'].sort(),
+      [
+        'action_item.created',
+        'note.created',
+        'note.failed',
+        'note.processed',
+        'recording.ready',
+        'webhook.test',
+      ].sort(),
     );
   });
 });

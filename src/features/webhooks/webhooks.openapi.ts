@@ -1,12 +1,12 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import { ActionItem } from '../action-items/action-items.schema.ts';
-import { EVENT_TYPES, type EventType } from '../events/events.ts';
+import { type AnyEventType, EVENT_TYPES, TEST_EVENT_TYPE } from '../events/events.ts';
 import { NoteDetail, NoteListItem } from '../notes/notes.schema.ts';
 import { Recording } from '../recordings/recordings.schema.ts';
 
 /** What `data` holds for each event type (API.md). A new event type fails typecheck here until it has one. */
 const EVENT_PAYLOADS: Record<
-  EventType,
+  AnyEventType,
   { data: z.ZodType; name: string; summary: string; operationId: string }
 > = {
   'recording.ready': {
@@ -38,10 +38,30 @@ const EVENT_PAYLOADS: Record<
       failure_reason: z
         .string()
         .openapi({ description: 'Why processing gave up, in words a user understands.' }),
+    }).openapi({
+      example: {
+        id: 'note_9Zt4Wd1Kp7Lb3Xv8Qm2Yc6Rn',
+        title: 'Weekly sync',
+        summary: '',
+        created_at: '2026-11-25T10:00:00.000Z',
+        duration_seconds: 1805,
+        tags: ['team'],
+        highlights: 0,
+        failure_reason: 'No transcriber is configured (set TRANSCRIBER=openai).',
+      },
     }),
     name: 'NoteFailedEvent',
     summary: '(ext) Processing gave up on a note (data: the note in list form plus failure_reason)',
     operationId: 'onNoteFailed',
+  },
+  [TEST_EVENT_TYPE]: {
+    data: z.object({
+      webhook_id: z.string().openapi({ example: 'wh_7Kp2Xv9Qm4Lb8Zt1Wd3Yc6Rn' }),
+      message: z.string(),
+    }),
+    name: 'WebhookTestEvent',
+    summary: '(ext) Sent only by POST /v1/webhooks/{id}/test, to that webhook; cannot be subscribed to',
+    operationId: 'onWebhookTest',
   },
 };
 
@@ -72,7 +92,7 @@ const DeliveryHeaders = z.object({
  * `webhooks` (OpenAPI 3.1), so receivers can generate typed payloads like they generate clients.
  */
 export function documentWebhookEvents(registry: OpenAPIHono['openAPIRegistry']): void {
-  for (const type of EVENT_TYPES) {
+  for (const type of [...EVENT_TYPES, TEST_EVENT_TYPE] as const) {
     const { data, name, summary, operationId } = EVENT_PAYLOADS[type];
     const body = z
       .object({
@@ -89,7 +109,9 @@ export function documentWebhookEvents(registry: OpenAPIHono['openAPIRegistry']):
       tags: ['Webhooks'],
       summary,
       description:
-        `Sent to every active webhook subscribed to \`${type}\`, signed with its secret (see the delivery headers). ` +
+        (type === TEST_EVENT_TYPE
+          ? 'Sent only by `POST /v1/webhooks/{id}/test` to that webhook, signed with its secret (see the delivery headers). '
+          : `Sent to every active webhook subscribed to \`${type}\`, signed with its secret (see the delivery headers). `) +
         'Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.',
       request: {
         headers: DeliveryHeaders,
