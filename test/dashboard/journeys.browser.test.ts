@@ -308,6 +308,18 @@ describe.runIf(browserAvailable())(
       await screenshot(page, 'action-items');
     });
 
+    it('renames a speaker: the transcript shows the new name', async () => {
+      await page.goto(noteUrl);
+      await page.locator('summary', { hasText: 'Rename speaker Maya' }).first().click();
+      const name = page.getByLabel('New name for Maya', { exact: true });
+      await name.fill('Maya Chen');
+      await page.locator('form', { has: name }).getByRole('button', { name: 'Rename' }).click();
+      await page.getByText('Maya is now shown as Maya Chen.').waitFor();
+      await expect(page.locator('.transcript .speaker').first().textContent()).resolves.toBe('Maya Chen');
+      await expect(page.locator('.transcript .speaker', { hasText: /^Maya$/ }).count()).resolves.toBe(0);
+      await expectAccessible(page);
+    });
+
     it('creates a key, shows it once, uses it with fetch, then revokes it', async () => {
       await page.goto(`${server.url}/settings/keys`);
       await page.getByText('Create key').first().click();
@@ -371,6 +383,14 @@ describe.runIf(browserAvailable())(
         .click();
       await page.getByText('Redelivery queued').waitFor();
       await until(() => receiver.received.length > before);
+      // "Send test event": a signed webhook.test reaches the receiver, the outcome and the delivery are shown.
+      await page.getByRole('button', { name: /Send test event/ }).click();
+      await page.getByText(/Test event delivered \(status 200/).waitFor();
+      expect(receiver.received.some((r) => r.headers['x-svc-event'] === 'webhook.test')).toBe(true);
+      await expect(
+        page.locator('tbody tr', { hasText: 'webhook.test' }).first().textContent(),
+      ).resolves.toContain('200');
+      await expectAccessible(page);
     });
 
     it('shows MCP settings with this server’s URL', async () => {

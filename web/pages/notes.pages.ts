@@ -172,6 +172,23 @@ export function actionItemRow(
 </li>`;
 }
 
+/** A speaker: its display name (and label when they differ) and "Rename speaker" to set a new name. */
+function speakerRow(csrf: string, noteId: string, s: { label: string; name: string }, i: number): Html {
+  return html`<li class="speaker-row">
+  <span class="speaker">${s.name}</span>${s.name !== s.label ? html` <span class="hint">(${s.label})</span>` : ''}
+  <details>
+    <summary>Rename speaker<span class="visually-hidden"> ${s.name}</span></summary>
+    <form method="post" action="/notes/${noteId}/speakers" class="stack compact">
+      ${csrfField(csrf)}
+      <input type="hidden" name="label" value="${s.label}">
+      <label for="speaker-name-${i}">New name for ${s.label}</label>
+      <input id="speaker-name-${i}" name="name" value="${s.name}" required maxlength="100">
+      <button type="submit">Rename</button>
+    </form>
+  </details>
+</li>`;
+}
+
 export function notePage(shell: Shell, note: NoteDetailView, options: { hasAudio: boolean }): Html {
   const names = new Map(note.speakers.map((s) => [s.label, s.name]));
   const hasAudio = options.hasAudio;
@@ -213,6 +230,13 @@ ${note.action_items.length ? html`<ul class="items">${note.action_items.map((i) 
 <section aria-labelledby="highlights-h"><h2 id="highlights-h">Highlights</h2>
 ${note.highlights.length ? html`<ul class="highlights">${note.highlights.map((h) => html`<li>${seek(h.timestamp_ms)} <span>${h.text}</span></li>`)}</ul>` : html`<p class="hint">None.</p>`}
 </section>
+${
+  note.speakers.length
+    ? html`<section aria-labelledby="speakers-h"><h2 id="speakers-h">Speakers</h2>
+<ul class="speakers">${note.speakers.map((s, i) => speakerRow(shell.csrf, note.id, s, i))}</ul>
+</section>`
+    : ''
+}
 <section aria-labelledby="transcript-h"><h2 id="transcript-h">Transcript</h2>
 ${
   note.segments?.length

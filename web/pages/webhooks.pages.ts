@@ -34,6 +34,14 @@ function activeToggle(csrf: string, w: WebhookRow): Html {
 </form>`;
 }
 
+/** "Send test event": a signed webhook.test to this webhook only; the outcome shows on its deliveries page. */
+function testButton(csrf: string, w: WebhookRow): Html {
+  return html`<form method="post" action="/settings/webhooks/${w.id}/test" class="inline">
+  ${csrfField(csrf)}
+  <button type="submit">Send test event<span class="visually-hidden"> to ${w.url}</span></button>
+</form>`;
+}
+
 export function webhooksPage(
   shell: Shell,
   data: {
@@ -75,6 +83,7 @@ ${
   <h3><a href="/settings/webhooks/${w.id}">${w.url}</a></h3>
   <p class="meta">${w.events.join(', ')}</p>
   ${activeToggle(shell.csrf, w)}
+  ${testButton(shell.csrf, w)}
   <p><a href="/settings/webhooks/${w.id}">Deliveries<span class="visually-hidden"> of ${w.url}</span></a></p>
 </li>`,
       )}</ul>`
@@ -95,6 +104,7 @@ export function webhookPage(
 <h1>Deliveries to ${w.url}</h1>
 <p class="meta">Events: ${w.events.join(', ')}</p>
 ${activeToggle(shell.csrf, w)}
+${testButton(shell.csrf, w)}
 <p class="count">${data.total} ${data.total === 1 ? 'delivery' : 'deliveries'}, newest first</p>
 ${
   data.deliveries.length

@@ -8,17 +8,22 @@ import { UpdateActionItemBody } from '../action-items/action-items.schema.ts';
 import { updateActionItem } from '../action-items/action-items.service.ts';
 import { ListNotesQuery, UpdateNoteBody } from '../notes/notes.schema.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../notes/notes.service.ts';
+import { UpdateSpeakersBody } from '../notes/speakers.schema.ts';
+import { updateSpeakers } from '../notes/speakers.service.ts';
 import { getRecording, readRecordingAudio } from '../recordings/recordings.service.ts';
 import { SearchBody } from '../search/search.schema.ts';
 import { searchNotes } from '../search/search.service.ts';
 import { createAudioStorage } from '../storage/audio-storage.ts';
 import type { Assets } from './assets.ts';
 import type { DashEnv } from './dashboard.env.ts';
-import { act, field, localPath, render, shellOf, statusOf } from './respond.ts';
+import { act, field, keepFlash, localPath, render, shellOf, statusOf } from './respond.ts';
 
 export const NOTES_PER_PAGE = 20;
 
-/** Notes (list, filters, "Search notes"), a note (edit, action items, audio, delete) and its status. */
+/**
+ * Notes (list, filters, "Search notes"), a note (edit, rename speaker, action items, audio, delete) and its
+ * status.
+ */
 export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void {
   const storage = createAudioStorage(deps.config);
 
@@ -82,6 +87,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
       return render(c, notePage(shellOf(c, assets.version), note, { hasAudio }));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
+      keepFlash(c);
       return c.redirect('/?missing=1', 303);
     }
   });
@@ -139,6 +145,20 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
       const actor = c.get('actor');
       await updateNote(deps, actor, id, parsed.data);
       return { ok: 'Saved.' };
+    });
+  });
+
+  /** "Rename speaker": one label's new display name; the transcript, speakers and assignees follow. */
+  app.post('/notes/:id/speakers', async (c) => {
+    const id = c.req.param('id');
+    const form = await c.req.parseBody({ all: true });
+    return act(c, `/notes/${id}`, async () => {
+      const label = field(form, 'label');
+      const parsed = UpdateSpeakersBody.safeParse({ speakers: [{ label, name: field(form, 'name') }] });
+      if (!parsed.success) throw zodIssueToError(parsed.error);
+      const { speakers } = await updateSpeakers(deps, c.get('actor'), id, parsed.data);
+      const name = speakers.find((s) => s.label === label)?.name ?? label;
+      return { ok: `${label} is now shown as ${name}.` };
     });
   });
 

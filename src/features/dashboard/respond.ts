@@ -58,6 +58,12 @@ export async function act(
   }
 }
 
+/** Carries this request's confirmation or error over to the page it redirects to (e.g. a not-found id). */
+export function keepFlash(c: Context<DashEnv>): void {
+  const flash = c.get('flash');
+  if (flash) setFlash(c, flash);
+}
+
 export function statusOf(err: AppError): number {
   return ERROR_CODES[err.code].status;
 }

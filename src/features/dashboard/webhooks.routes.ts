@@ -5,6 +5,7 @@ import { zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
 import { EVENT_TYPES } from '../events/events.ts';
 import { createOutboundPolicy } from '../webhooks/outbound/guarded-request.ts';
+import { sendTestEvent } from '../webhooks/webhook-extras.service.ts';
 import { CreateWebhookBody, ListDeliveriesQuery } from '../webhooks/webhooks.schema.ts';
 import {
   createWebhook,
@@ -17,9 +18,13 @@ import {
 } from '../webhooks/webhooks.service.ts';
 import type { Assets } from './assets.ts';
 import type { DashEnv } from './dashboard.env.ts';
-import { act, field, fields, render, shellOf, statusOf } from './respond.ts';
+import { act, field, fields, keepFlash, render, shellOf, statusOf } from './respond.ts';
+import { setFlash } from './session.ts';
 
-/** Settings → Webhooks: add, activate/deactivate, delete; each webhook's deliveries with Redeliver. */
+/**
+ * Settings → Webhooks: add, activate/deactivate, delete, "Send test event"; each webhook's deliveries with
+ * Redeliver.
+ */
 export function webhooksRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void {
   const policy = createOutboundPolicy({
     allowPrivateTargets: deps.config.webhooks.allowPrivateTargets,
@@ -80,6 +85,7 @@ export function webhooksRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): 
       );
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
+      keepFlash(c);
       return c.redirect('/settings/webhooks', 303);
     }
   });
@@ -116,6 +122,19 @@ export function webhooksRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): 
         wake: deps.wakeWorker,
       });
       return { ok: 'Redelivery queued: it appears at the top of the list.' };
+    });
+  });
+
+  /** "Send test event": one signed webhook.test now; the outcome is shown on the webhook's deliveries page. */
+  app.post('/settings/webhooks/:id/test', async (c) => {
+    const id = c.req.param('id');
+    return act(c, `/settings/webhooks/${id}`, async () => {
+      const r = await sendTestEvent(deps, c.get('actor'), id);
+      const code = r.status_code !== undefined ? `status ${r.status_code}` : undefined;
+      const outcome = [code, r.error, `${r.duration_ms} ms`].filter(Boolean).join(', ');
+      if (r.delivered) return { ok: `Test event delivered (${outcome}).` };
+      setFlash(c, { kind: 'error', text: `Test event not delivered (${outcome}).` });
+      return undefined;
     });
   });
 }
