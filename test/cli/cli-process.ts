@@ -31,16 +31,14 @@ export function databaseEnv(database: Config['database']): Record<string, string
   return { DATABASE_URL: database.dialect === 'sqlite' ? `sqlite://${database.file}` : database.url };
 }
 
-/** Runs `node bin/minutes.js …args` (or, with `via: 'npx'`, `npx --no-install minutes …args`) to completion. */
-export function runCli(
+/** Runs `command …args` to completion and collects its output. */
+export function runProcess(
+  command: string,
   args: string[],
-  settings: Record<string, string>,
-  via: 'node' | 'npx' = 'node',
+  options: { cwd: string; env: NodeJS.ProcessEnv },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const [command, prefix] =
-      via === 'node' ? [process.execPath, [BIN]] : ['npx', ['--no-install', 'minutes']];
-    const child = spawn(command, [...prefix, ...args], { cwd: ROOT, env: childEnv(settings) });
+    const child = spawn(command, args, options);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -52,6 +50,16 @@ export function runCli(
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Runs `node bin/minutes.js …args` (or, with `via: 'npx'`, `npx --no-install minutes …args`) to completion. */
+export function runCli(
+  args: string[],
+  settings: Record<string, string>,
+  via: 'node' | 'npx' = 'node',
+): Promise<CliResult> {
+  const [command, prefix] = via === 'node' ? [process.execPath, [BIN]] : ['npx', ['--no-install', 'minutes']];
+  return runProcess(command, [...prefix, ...args], { cwd: ROOT, env: childEnv(settings) });
 }
 
 export interface ChildService {

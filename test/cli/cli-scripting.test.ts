@@ -3,23 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, childEnv, ROOT, runCli } from './cli-process.ts';
+import { BIN, childEnv, ROOT, runCli, runProcess } from './cli-process.ts';
 
 /** `node bin/minutes.js …args` in another working directory, with the given environment. */
 function runIn(cwd: string, args: string[], env: NodeJS.ProcessEnv) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess(process.execPath, [BIN, ...args], { cwd, env });
 }
 
 describe('the CLI in scripts', () => {

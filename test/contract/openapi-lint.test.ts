@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Document, Spectral } from '@stoplight/spectral-core';
 import { Json as JsonParser } from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
 import { parse as parseYaml } from '@stoplight/yaml';
 import { describe, expect, it } from 'vitest';
+import { ROOT, runProcess } from '../cli/cli-process.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { fetchOpenApiDocument } from '../helpers/routes.ts';
 
@@ -17,7 +16,6 @@ import { fetchOpenApiDocument } from '../helpers/routes.ts';
  * written reason above it. Redocly runs as its CLI (about 2 s); Spectral programmatically, as its CLI spends
  * ten seconds bundling its ruleset.
  */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PUBLIC_URL = 'https://minutes.acme.test';
 
 describe('OpenAPI document lint', () => {
@@ -30,26 +28,12 @@ describe('OpenAPI document lint', () => {
       const file = path.join(dir, 'openapi.json');
       fs.writeFileSync(file, JSON.stringify(doc));
       const cli = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
-      const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-        (resolve, reject) => {
-          const child = spawn(
-            process.execPath,
-            [cli, 'lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format', 'json'],
-            {
-              cwd: ROOT,
-              env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-            },
-          );
-          let stdout = '';
-          let stderr = '';
-          child.stdout.setEncoding('utf8').on('data', (d: string) => {
-            stdout += d;
-          });
-          child.stderr.setEncoding('utf8').on('data', (d: string) => {
-            stderr += d;
-          });
-          child.on('error', reject);
-          child.on('close', (code) => resolve({ code, stdout, stderr }));
+      const run = await runProcess(
+        process.execPath,
+        [cli, 'lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format', 'json'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
         },
       );
       const report = JSON.parse(run.stdout) as {

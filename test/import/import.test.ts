@@ -1,46 +1,17 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigSchema } from '../../src/config.ts';
+import { type CliResult, runCli } from '../cli/cli-process.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
 import { type OpenAiServer, startOpenAiServer, verboseJson } from '../processing/openai-server.ts';
 import { mp3File, wavFile } from '../recordings/audio-fixtures.ts';
 import { eventsOf, filesUnder, tempDataDir } from '../recordings/helpers.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const ENTRY = path.join(ROOT, 'bin/minutes.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** `minutes import …args` in a child process with only the given settings. */
-function runImport(args: string[], settings: Record<string, string>): Promise<Run> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env))
-    if (!(name in ConfigSchema.shape)) env[name] = value;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ENTRY, 'import', ...args], {
-      cwd: ROOT,
-      env: { ...env, ...settings },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runImport(args: string[], settings: Record<string, string>): Promise<CliResult> {
+  return runCli(['import', ...args], settings);
 }
 
 /** A folder as someone would point the importer at: recordings, transcripts in every format, and clutter. */
