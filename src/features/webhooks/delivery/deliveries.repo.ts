@@ -206,6 +206,16 @@ export interface Claimed {
   targets: Map<string, DeliveryTarget>;
 }
 
+/** What a claim sends with: the event's bytes and its webhook's target (events as e, webhooks as w). */
+const TARGET_COLUMNS = [
+  'e.payload',
+  'w.url',
+  'w.secret',
+  'w.active',
+  'w.previous_secret',
+  'w.previous_secret_expires_at',
+] as const;
+
 const LOST_ATTEMPT_ERROR =
   'The worker stopped before recording the outcome of this attempt (its lease expired); the receiver may or may not have received it.';
 
@@ -224,14 +234,7 @@ async function claimWithTargets(db: Db, dialect: Dialect, claim: ClaimRequest): 
       .leftJoin('webhooks as w', 'w.id', 'c.webhook_id')
       .leftJoin('events as e', 'e.seq', 'c.event_seq')
       .selectAll('c')
-      .select([
-        'e.payload',
-        'w.url',
-        'w.secret',
-        'w.active',
-        'w.previous_secret',
-        'w.previous_secret_expires_at',
-      ])
+      .select(TARGET_COLUMNS)
       .execute();
     rows = [];
     targets = [];
@@ -305,15 +308,7 @@ async function loadTargets(db: Db, ids: string[]): Promise<DeliveryTarget[]> {
         .selectFrom('deliveries as d')
         .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
         .leftJoin('events as e', 'e.seq', 'd.event_seq')
-        .select([
-          'd.id',
-          'e.payload',
-          'w.url',
-          'w.secret',
-          'w.active',
-          'w.previous_secret',
-          'w.previous_secret_expires_at',
-        ])
+        .select(['d.id', ...TARGET_COLUMNS])
         .where('d.id', 'in', ids.slice(i, i + CHUNK))
         .execute()),
     );
