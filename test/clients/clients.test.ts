@@ -1,6 +1,4 @@
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ask,
@@ -16,6 +14,7 @@ import {
   verifyWithSvix,
 } from '../../examples/webhook-receivers/verify.ts';
 import { useHarness } from '../helpers/harness.ts';
+import { serveApp } from '../helpers/serve.ts';
 import { createWebhook, deliverDue, emit } from '../webhooks/fixtures.ts';
 import { useReceiver } from '../webhooks/receiver.ts';
 
@@ -25,14 +24,9 @@ describe('typed client (openapi-typescript + openapi-fetch)', () => {
   let baseUrl = '';
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const server = serve({ fetch: (req) => h.app.fetch(req), port: 0, hostname: '127.0.0.1' });
-    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    close = () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        if ('closeAllConnections' in server) server.closeAllConnections();
-      });
+    const server = await serveApp((req) => h.app.fetch(req));
+    baseUrl = `http://127.0.0.1:${server.port}`;
+    close = server.close;
   });
   afterAll(async () => {
     await close?.();

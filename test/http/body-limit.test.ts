@@ -1,11 +1,10 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Tenant, useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { loadApiRoutes, sampleRequest } from '../helpers/routes.ts';
+import { type ServedApp, serveApp } from '../helpers/serve.ts';
 
 /**
  * Oversized bodies are refused with 413 payload_too_large whether the client announces the size
@@ -82,19 +81,15 @@ for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect, SMALL_LIMITS);
     let t: Tenant;
-    let server: ReturnType<typeof serve>;
+    let server: ServedApp;
     let port: number;
     beforeAll(async () => {
       t = await h.tenant();
-      await new Promise<void>((resolve) => {
-        server = serve({ fetch: h.app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) => {
-          port = info.port;
-          resolve();
-        });
-      });
+      server = await serveApp(h.app.fetch);
+      port = server.port;
     });
     afterAll(async () => {
-      await new Promise<void>((resolve) => server?.close(() => resolve()));
+      await server?.close();
     });
 
     describe.each(jsonRoutes.map((r) => [r.name, r] as const))('%s', (_, route) => {

@@ -1,18 +1,17 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
+import { type ServedApp, serveApp } from '../helpers/serve.ts';
 
 /** A client that sends half a body and hangs up is one info line in the log: no error, no stack trace. */
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect);
     const lines: Record<string, unknown>[] = [];
-    let server: ReturnType<typeof serve>;
+    let server: ServedApp;
     let port: number;
     beforeAll(async () => {
       const sink = new Writable({
@@ -22,15 +21,11 @@ for (const dialect of DIALECTS) {
         },
       });
       h.deps.logger = pino({ level: 'info' }, sink);
-      await new Promise<void>((resolve) => {
-        server = serve({ fetch: h.app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) => {
-          port = info.port;
-          resolve();
-        });
-      });
+      server = await serveApp(h.app.fetch);
+      port = server.port;
     });
     afterAll(async () => {
-      await new Promise<void>((resolve) => server?.close(() => resolve()));
+      await server?.close();
     });
 
     it('logs a JSON body cut off by the client as one info line', async () => {

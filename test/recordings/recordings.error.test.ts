@@ -1,12 +1,11 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { serve } from '@hono/node-server';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
+import { type ServedApp, serveApp } from '../helpers/serve.ts';
 import { wavFile } from './audio-fixtures.ts';
 import { eventsOf, filesUnder, tempDataDir, upload, uploadRaw } from './helpers.ts';
 
@@ -213,18 +212,14 @@ for (const dialect of DIALECTS) {
     });
 
     describe('413 payload_too_large', () => {
-      let server: ReturnType<typeof serve>;
+      let server: ServedApp;
       let port: number;
       beforeAll(async () => {
-        await new Promise<void>((resolve) => {
-          server = serve({ fetch: h.app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) => {
-            port = info.port;
-            resolve();
-          });
-        });
+        server = await serveApp(h.app.fetch);
+        port = server.port;
       });
       afterAll(async () => {
-        await new Promise<void>((resolve) => server?.close(() => resolve()));
+        await server?.close();
       });
 
       /**

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
+import { type ServedApp, serveApp } from '../helpers/serve.ts';
 import { wavFile } from './audio-fixtures.ts';
 import { filesUnder, tempDataDir, upload } from './helpers.ts';
 
@@ -29,18 +28,14 @@ for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const dataDir = tempDataDir();
     const h = useHarness(dialect, { DATA_DIR: dataDir });
-    let server: ReturnType<typeof serve>;
+    let server: ServedApp;
     let port: number;
     beforeAll(async () => {
-      await new Promise<void>((resolve) => {
-        server = serve({ fetch: h.app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) => {
-          port = info.port;
-          resolve();
-        });
-      });
+      server = await serveApp(h.app.fetch);
+      port = server.port;
     });
     afterAll(async () => {
-      await new Promise<void>((resolve) => server?.close(() => resolve()));
+      await server?.close();
     });
 
     /** Sends `parts` over a fresh connection; `end: false` leaves the body cut off and closes the socket. */
