@@ -11,7 +11,7 @@ import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { completeSetup, createSetupLink } from '../../src/features/users/users.service.ts';
 import { startServer } from '../../src/main.ts';
-import { launchBrowser } from '../../test/dashboard/chromium.ts';
+import { launchBrowser } from '../../test/helpers/chromium.ts';
 import { seedNotes, TAGS } from '../api/seed.ts';
 
 const NOTES = Number(process.argv[2] ?? 10_000);

@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { CHROMIUM } from './chromium.ts';
+import { CHROMIUM } from '../helpers/chromium.ts';
 
-export { launchBrowser } from './chromium.ts';
+export { launchBrowser } from '../helpers/chromium.ts';
 
 /**
  * Whether the browser tests run: always when Chromium is installed; without it they fail under CI

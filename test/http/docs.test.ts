@@ -1,11 +1,9 @@
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { useHarness } from '../helpers/harness.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
+import { serveApp } from '../helpers/serve.ts';
 
 describe('API reference at /docs', () => {
   const h = useHarness('sqlite');
@@ -44,14 +42,9 @@ describe('API reference at /docs', () => {
     let url = '';
     let close: (() => Promise<void>) | undefined;
     beforeAll(async () => {
-      const server = serve({ fetch: (req) => h.app.fetch(req), port: 0, hostname: '127.0.0.1' });
-      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      close = () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          if ('closeAllConnections' in server) server.closeAllConnections();
-        });
+      const server = await serveApp((req) => h.app.fetch(req));
+      url = `http://127.0.0.1:${server.port}`;
+      close = server.close;
     });
     afterAll(async () => {
       await close?.();
@@ -61,13 +54,7 @@ describe('API reference at /docs', () => {
       const browser = await chromium.launch({
         executablePath: CHROMIUM,
         headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--no-first-run',
-        ],
+        args: CHROMIUM_ARGS,
       });
       try {
         const page = await browser.newPage();

@@ -6,6 +6,15 @@ import { type BrowserContext, chromium } from 'playwright-core';
 /** Debian's Chromium; .ci/run installs it. */
 export const CHROMIUM = '/usr/bin/chromium';
 
+/** The flags every test browser runs with: no sandbox (containers), no GPU, no calls home. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
+
 /**
  * Headless Chromium with a fresh profile directory (a persistent context: one browser, one profile); close()
  * removes the profile. CSP is bypassed only so that axe-core can be injected into the pages.
@@ -17,14 +26,7 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close(
     headless: true,
     bypassCSP: true,
     viewport: { width: 1200, height: 800 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_ARGS, '--disable-sync'],
   });
   return {
     context,
