@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, freePort, stopChild, waitForReady } from '../../bench/lib/child-server.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
+import { until } from '../helpers/until.ts';
 import { type OpenAiServer, startOpenAiServer, verboseJson } from '../processing/openai-server.ts';
 import { wavFile } from '../recordings/audio-fixtures.ts';
 import { tempDataDir, upload } from '../recordings/helpers.ts';
@@ -38,16 +39,6 @@ async function startServe(settings: Record<string, string>): Promise<Child> {
     output += d;
   });
   return { child, url: `http://127.0.0.1:${port}`, output: () => output };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 for (const dialect of DIALECTS) {

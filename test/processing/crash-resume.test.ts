@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../src/config.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
+import { until } from '../helpers/until.ts';
 import { wavFile } from '../recordings/audio-fixtures.ts';
 import { eventsOf, tempDataDir, upload } from '../recordings/helpers.ts';
 import { type OpenAiServer, startOpenAiServer, verboseJson } from './openai-server.ts';
@@ -47,16 +48,6 @@ function startWorkerProcess(settings: Record<string, string>): Worker {
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 for (const dialect of DIALECTS) {
