@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { EventBody } from '../../src/features/events/events.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
@@ -11,7 +11,7 @@ import {
   sampleData,
   verifySignatures,
 } from './fixtures.ts';
-import { type Receiver, startReceiver } from './receiver.ts';
+import { useReceiver } from './receiver.ts';
 import { spawnWorker, type WorkerProcess } from './worker-process.ts';
 
 const SETTINGS = {
@@ -26,26 +26,18 @@ const SETTINGS = {
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect, SETTINGS);
-    let receiver: Receiver;
+    const { receiver, pathOf, requestsTo } = useReceiver();
     const workers: WorkerProcess[] = [];
-    beforeAll(async () => {
-      receiver = await startReceiver();
-    });
     afterEach(async () => {
       await Promise.all(workers.splice(0).map((w) => w.kill('SIGKILL')));
     });
-    afterAll(async () => {
-      await receiver.close();
-    });
-    const pathOf = (name: string) => `/${name}-${Math.random().toString(36).slice(2)}`;
-    const requestsTo = (path: string) => receiver.requests.filter((r) => r.path === path);
 
     it('a worker process killed (SIGKILL) with deliveries in flight loses nothing: a restarted one sends every event', async () => {
       const t = await h.tenant();
       const path = pathOf('crash');
       // Slow answers keep attempts in flight when the worker dies.
-      receiver.respond((req) => (req.path === path ? { status: 200, delayMs: 1500 } : { status: 200 }));
-      const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}`, secret: SECRET });
+      receiver().respond((req) => (req.path === path ? { status: 200, delayMs: 1500 } : { status: 200 }));
+      const wh = await createWebhook(h, t.liveKey, { url: `${receiver().url}${path}`, secret: SECRET });
       const notes = Array.from(
         { length: 10 },
         (_, i) => `note_crash${i}${Math.random().toString(36).slice(2)}`,
@@ -62,7 +54,7 @@ for (const dialect of DIALECTS) {
       const seenBeforeCrash = new Set(requestsTo(path).map((r) => r.headers['webhook-id']));
       expect(seenBeforeCrash.size).toBeLessThan(events.length);
 
-      receiver.respond(() => ({ status: 200 }));
+      receiver().respond(() => ({ status: 200 }));
       const second = await spawnWorker(h.db.database, SETTINGS);
       workers.push(second);
       await eventually(async () => {
@@ -94,8 +86,8 @@ for (const dialect of DIALECTS) {
       it('two worker processes share the outbox without sending any event twice', async () => {
         const t = await h.tenant();
         const path = pathOf('shared');
-        receiver.respond((req) => (req.path === path ? { status: 200, delayMs: 5 } : { status: 200 }));
-        await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+        receiver().respond((req) => (req.path === path ? { status: 200, delayMs: 5 } : { status: 200 }));
+        await createWebhook(h, t.liveKey, { url: `${receiver().url}${path}` });
         const settings = { ...SETTINGS, WEBHOOKS_CONCURRENCY: '4', WEBHOOKS_POLL_MS: '20' };
         const a = await spawnWorker(h.db.database, { ...settings, TEST_WORKER_ID: 'worker-a' });
         const b = await spawnWorker(h.db.database, { ...settings, TEST_WORKER_ID: 'worker-b' });

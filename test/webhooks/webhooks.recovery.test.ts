@@ -3,13 +3,13 @@
  * sent by another within about one lease (WEBHOOKS_LEASE_SECONDS, default 15 s; it was ~60 s), while an attempt
  * slower than the lease keeps it. The recovery time is measured and printed, not asserted.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { EventBody } from '../../src/features/events/events.ts';
 import { startWebhookWorker } from '../../src/features/webhooks/webhook-worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { createWebhook, emit, eventually, listDeliveries, sampleData } from './fixtures.ts';
-import { type Receiver, startReceiver } from './receiver.ts';
+import { useReceiver } from './receiver.ts';
 import { spawnWorker, type WorkerProcess } from './worker-process.ts';
 
 /** The defaults of lease and timeout (15 s, 10 s): only what the tests need is set. */
@@ -22,26 +22,18 @@ const SETTINGS = {
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect, SETTINGS);
-    let receiver: Receiver;
+    const { receiver, pathOf, requestsTo } = useReceiver();
     const workers: WorkerProcess[] = [];
-    beforeAll(async () => {
-      receiver = await startReceiver();
-    });
     afterEach(async () => {
       await Promise.all(workers.splice(0).map((w) => w.kill('SIGKILL')));
     });
-    afterAll(async () => {
-      await receiver.close();
-    });
-    const pathOf = (name: string) => `/${name}-${Math.random().toString(36).slice(2)}`;
-    const requestsTo = (path: string) => receiver.requests.filter((r) => r.path === path);
 
     it('an attempt slower than its lease keeps it (renewed): a second worker does not send it again', async () => {
       const t = await h.tenant();
       const path = pathOf('slow');
       // Three times the lease of 1 s.
-      receiver.respond((req) => (req.path === path ? { status: 200, delayMs: 3000 } : { status: 200 }));
-      const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+      receiver().respond((req) => (req.path === path ? { status: 200, delayMs: 3000 } : { status: 200 }));
+      const wh = await createWebhook(h, t.liveKey, { url: `${receiver().url}${path}` });
       const settings = { ...h.deps.config.webhookDelivery, leaseSeconds: 1, timeoutMs: 10_000, pollMs: 50 };
       const deps = { ...h.deps, config: { ...h.deps.config, webhookDelivery: settings } };
       const first = startWebhookWorker(deps, { workerId: 'first' });
@@ -68,8 +60,8 @@ for (const dialect of DIALECTS) {
       const path = pathOf('killed');
       // The first worker's attempts never get an answer: they are in flight when it dies.
       let hang = true;
-      receiver.respond((req) => (req.path === path && hang ? { hang: true } : { status: 200 }));
-      const wh = await createWebhook(h, t.liveKey, { url: `${receiver.url}${path}` });
+      receiver().respond((req) => (req.path === path && hang ? { hang: true } : { status: 200 }));
+      const wh = await createWebhook(h, t.liveKey, { url: `${receiver().url}${path}` });
       const events: EventBody[] = [];
       for (let i = 0; i < 12; i++) events.push(await emit(h, t, 'note.created', sampleData('note.created')));
 
