@@ -1,4 +1,6 @@
 import type { buildApp } from '../../src/app.ts';
+import { createSetupLink } from '../../src/features/users/users.service.ts';
+import type { Harness, Tenant } from '../helpers/harness.ts';
 
 /** A browser-like client of the dashboard over app.request: keeps cookies, reads CSRF fields, posts forms. */
 export class DashboardClient {
@@ -52,4 +54,19 @@ export function csrfIn(pageHtml: string): string {
   const m = /name="_csrf" value="([^"]+)"/.exec(pageHtml);
   if (!m) throw new Error('no CSRF field on the page');
   return m[1]!;
+}
+
+/** The password tests set through a set-up link. */
+const PASSWORD = 'correct horse battery';
+
+/** A client signed in as the tenant's person, who first sets PASSWORD through a set-up link. */
+export async function signedInClient(h: Harness, t: Tenant): Promise<DashboardClient> {
+  const client = new DashboardClient(h.app);
+  const { token } = await createSetupLink(h.db.db, t.accountId);
+  const setup = await client.get(`/setup?token=${token}`);
+  await client.request('POST', '/setup', {
+    form: { _csrf: csrfIn(setup.text), token, password: PASSWORD, confirm: PASSWORD },
+  });
+  await client.submit('/sign-in', '/sign-in', { email: t.email, password: PASSWORD });
+  return client;
 }

@@ -3,29 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/features/api-keys/api-keys.service.ts';
 import { SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { createNote } from '../../src/features/notes/notes.service.ts';
-import { createSetupLink } from '../../src/features/users/users.service.ts';
 import { createOutboundPolicy } from '../../src/features/webhooks/outbound/guarded-request.ts';
 import { createWebhook } from '../../src/features/webhooks/webhooks.service.ts';
 import { webhooksDb } from '../../src/features/webhooks/webhooks.tables.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Tenant, useHarness } from '../helpers/harness.ts';
-import { csrfIn, DashboardClient } from './dashboard-client.ts';
-
-const PASSWORD = 'correct horse battery';
+import { csrfIn, signedInClient } from './dashboard-client.ts';
 
 describe.each(DIALECTS)('dashboard pages over the services (%s)', (dialect) => {
   const h = useHarness(dialect);
 
-  async function signedIn(t: Tenant) {
-    const client = new DashboardClient(h.app);
-    const { token } = await createSetupLink(h.db.db, t.accountId);
-    const setup = await client.get(`/setup?token=${token}`);
-    await client.request('POST', '/setup', {
-      form: { _csrf: csrfIn(setup.text), token, password: PASSWORD, confirm: PASSWORD },
-    });
-    await client.submit('/sign-in', '/sign-in', { email: t.email, password: PASSWORD });
-    return client;
-  }
+  const signedIn = (t: Tenant) => signedInClient(h, t);
 
   const actorOf = (t: Tenant, mode: 'live' | 'test' = 'live') => ({
     accountId: t.accountId,

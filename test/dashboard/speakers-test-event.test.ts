@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { createNote } from '../../src/features/notes/notes.service.ts';
-import { createSetupLink } from '../../src/features/users/users.service.ts';
 import { createOutboundPolicy } from '../../src/features/webhooks/outbound/guarded-request.ts';
 import { createWebhook } from '../../src/features/webhooks/webhooks.service.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Tenant, useHarness } from '../helpers/harness.ts';
 import { useReceiver } from '../webhooks/receiver.ts';
-import { csrfIn, DashboardClient } from './dashboard-client.ts';
+import { csrfIn, signedInClient } from './dashboard-client.ts';
 
-const PASSWORD = 'correct horse battery';
 const TRANSCRIPT = [
   'Speaker 1: Welcome to the planning meeting. The budget review is on the agenda.',
   "Speaker 2: I'll send the updated budget report to finance by Friday.",
@@ -22,16 +20,7 @@ describe.each(DIALECTS)('dashboard: rename speaker and send test event (%s)', (d
   const h = useHarness(dialect, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
   const { receiver, pathOf, requestsTo } = useReceiver();
 
-  async function signedIn(t: Tenant) {
-    const client = new DashboardClient(h.app);
-    const { token } = await createSetupLink(h.db.db, t.accountId);
-    const setup = await client.get(`/setup?token=${token}`);
-    await client.request('POST', '/setup', {
-      form: { _csrf: csrfIn(setup.text), token, password: PASSWORD, confirm: PASSWORD },
-    });
-    await client.submit('/sign-in', '/sign-in', { email: t.email, password: PASSWORD });
-    return client;
-  }
+  const signedIn = (t: Tenant) => signedInClient(h, t);
 
   const actorOf = (t: Tenant) => ({
     accountId: t.accountId,
