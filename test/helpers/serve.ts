@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface ServedApp {
   port: number;
@@ -23,4 +24,22 @@ export function serveApp(fetch: (request: Request) => Response | Promise<Respons
       });
     });
   });
+}
+
+/**
+ * serveApp for a describe block: served before its tests (after the hooks registered before this call), closed
+ * after them. Returns the port.
+ */
+export function useServedApp(h: { app: { fetch: (request: Request) => Response | Promise<Response> } }) {
+  let served: ServedApp | undefined;
+  beforeAll(async () => {
+    served = await serveApp(h.app.fetch);
+  });
+  afterAll(async () => {
+    await served?.close();
+  });
+  return (): number => {
+    if (!served) throw new Error('the app is served in beforeAll');
+    return served.port;
+  };
 }

@@ -1,10 +1,10 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Tenant, useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { loadApiRoutes, sampleRequest } from '../helpers/routes.ts';
-import { type ServedApp, serveApp } from '../helpers/serve.ts';
+import { useServedApp } from '../helpers/serve.ts';
 
 /**
  * Oversized bodies are refused with 413 payload_too_large whether the client announces the size
@@ -81,22 +81,16 @@ for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect, SMALL_LIMITS);
     let t: Tenant;
-    let server: ServedApp;
-    let port: number;
     beforeAll(async () => {
       t = await h.tenant();
-      server = await serveApp(h.app.fetch);
-      port = server.port;
     });
-    afterAll(async () => {
-      await server?.close();
-    });
+    const port = useServedApp(h);
 
     describe.each(jsonRoutes.map((r) => [r.name, r] as const))('%s', (_, route) => {
       it('413 payload_too_large when Content-Length announces too much', async () => {
         const { path } = sampleRequest(route, doc);
         const res = toTestResponse(
-          await send(port, { method: route.method, path, key: t.liveKey, size: OVERSIZED, chunked: false }),
+          await send(port(), { method: route.method, path, key: t.liveKey, size: OVERSIZED, chunked: false }),
         );
         expectApiError(res, 413, 'payload_too_large');
       });
@@ -104,7 +98,7 @@ for (const dialect of DIALECTS) {
       it('413 payload_too_large for a chunked body without Content-Length', async () => {
         const { path } = sampleRequest(route, doc);
         const res = toTestResponse(
-          await send(port, { method: route.method, path, key: t.liveKey, size: OVERSIZED, chunked: true }),
+          await send(port(), { method: route.method, path, key: t.liveKey, size: OVERSIZED, chunked: true }),
         );
         expectApiError(res, 413, 'payload_too_large');
       });
@@ -126,7 +120,7 @@ for (const dialect of DIALECTS) {
         body: { transcript: 'Alice: small enough.' },
       });
       expect(created.status).toBe(202);
-      const res = await fetch(`http://127.0.0.1:${port}/v1/notes/${created.body.id}`, {
+      const res = await fetch(`http://127.0.0.1:${port()}/v1/notes/${created.body.id}`, {
         method: 'PATCH',
         headers: { authorization: `Bearer ${t.liveKey}`, 'content-type': 'application/json' },
         body: JSON.stringify({ title: 'Still fine' }),

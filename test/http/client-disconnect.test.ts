@@ -1,18 +1,16 @@
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
-import { type ServedApp, serveApp } from '../helpers/serve.ts';
+import { useServedApp } from '../helpers/serve.ts';
 
 /** A client that sends half a body and hangs up is one info line in the log: no error, no stack trace. */
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect);
     const lines: Record<string, unknown>[] = [];
-    let server: ServedApp;
-    let port: number;
     beforeAll(async () => {
       const sink = new Writable({
         write(chunk: Buffer, _encoding, callback) {
@@ -21,19 +19,15 @@ for (const dialect of DIALECTS) {
         },
       });
       h.deps.logger = pino({ level: 'info' }, sink);
-      server = await serveApp(h.app.fetch);
-      port = server.port;
     });
-    afterAll(async () => {
-      await server?.close();
-    });
+    const port = useServedApp(h);
 
     it('logs a JSON body cut off by the client as one info line', async () => {
       const t = await h.tenant();
       await new Promise<void>((resolve) => {
         const req = http.request({
           host: '127.0.0.1',
-          port,
+          port: port(),
           method: 'POST',
           path: '/v1/notes',
           agent: false,
@@ -58,7 +52,7 @@ for (const dialect of DIALECTS) {
       expect(mine).toHaveLength(1);
       expect(mine[0]).toMatchObject({ level: 30, msg: 'client disconnected', method: 'POST' });
       expect(JSON.stringify(lines)).not.toMatch(/\n\s+at\s|"stack"/);
-      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      const health = await fetch(`http://127.0.0.1:${port()}/healthz`);
       expect(health.status).toBe(200);
     });
   });

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
-import { type ServedApp, serveApp } from '../helpers/serve.ts';
+import { useServedApp } from '../helpers/serve.ts';
 import { wavFile } from './audio-fixtures.ts';
 import { eventsOf, filesUnder, tempDataDir, upload, uploadRaw } from './helpers.ts';
 
@@ -212,15 +212,7 @@ for (const dialect of DIALECTS) {
     });
 
     describe('413 payload_too_large', () => {
-      let server: ServedApp;
-      let port: number;
-      beforeAll(async () => {
-        server = await serveApp(h.app.fetch);
-        port = server.port;
-      });
-      afterAll(async () => {
-        await server?.close();
-      });
+      const port = useServedApp(h);
 
       /**
        * Streams a multipart upload of `fileBytes` over a fresh connection (no keep-alive: the server closes a
@@ -241,7 +233,14 @@ for (const dialect of DIALECTS) {
           if (!chunked) headers['content-length'] = String(head.length + wav.length + tail.length);
           let answered = false;
           const req = http.request(
-            { host: '127.0.0.1', port, method: 'POST', path: '/v1/recordings', headers, agent: false },
+            {
+              host: '127.0.0.1',
+              port: port(),
+              method: 'POST',
+              path: '/v1/recordings',
+              headers,
+              agent: false,
+            },
             (res) => {
               answered = true;
               let text = '';

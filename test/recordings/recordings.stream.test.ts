@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
-import { type ServedApp, serveApp } from '../helpers/serve.ts';
+import { useServedApp } from '../helpers/serve.ts';
 import { filesUnder, tempDataDir } from './helpers.ts';
 
 /** Large enough that holding it in memory would show: far above the memory growth allowed below. */
@@ -36,15 +36,7 @@ for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const dataDir = tempDataDir();
     const h = useHarness(dialect, { DATA_DIR: dataDir });
-    let server: ServedApp;
-    let port: number;
-    beforeAll(async () => {
-      server = await serveApp(h.app.fetch);
-      port = server.port;
-    });
-    afterAll(async () => {
-      await server?.close();
-    });
+    const port = useServedApp(h);
 
     it('streams a 192 MB upload to disk without holding it in memory', async () => {
       const t = await h.tenant();
@@ -72,7 +64,7 @@ for (const dialect of DIALECTS) {
         const req = http.request(
           {
             host: '127.0.0.1',
-            port,
+            port: port(),
             method: 'POST',
             path: '/v1/recordings',
             agent: false,

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
-import { type ServedApp, serveApp } from '../helpers/serve.ts';
+import { useServedApp } from '../helpers/serve.ts';
 import { wavFile } from './audio-fixtures.ts';
 import { filesUnder, tempDataDir, upload } from './helpers.ts';
 
@@ -28,22 +28,14 @@ for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const dataDir = tempDataDir();
     const h = useHarness(dialect, { DATA_DIR: dataDir });
-    let server: ServedApp;
-    let port: number;
-    beforeAll(async () => {
-      server = await serveApp(h.app.fetch);
-      port = server.port;
-    });
-    afterAll(async () => {
-      await server?.close();
-    });
+    const port = useServedApp(h);
 
     /** Sends `parts` over a fresh connection; `end: false` leaves the body cut off and closes the socket. */
     function send(key: string, parts: Buffer[], end: boolean) {
       return new Promise<{ status: number; text: string } | 'closed'>((resolve) => {
         const req = http.request({
           host: '127.0.0.1',
-          port,
+          port: port(),
           method: 'POST',
           path: '/v1/recordings',
           agent: false,
@@ -78,7 +70,7 @@ for (const dialect of DIALECTS) {
     }
 
     async function healthy() {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      const res = await fetch(`http://127.0.0.1:${port()}/healthz`);
       expect(res.status).toBe(200);
     }
 
@@ -134,7 +126,7 @@ for (const dialect of DIALECTS) {
         const req = http.request(
           {
             host: '127.0.0.1',
-            port,
+            port: port(),
             method: 'POST',
             path: '/v1/recordings',
             agent: false,
