@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../src/config.ts';
+import { databaseEnv } from '../cli/cli-process.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { until } from '../helpers/until.ts';
@@ -82,8 +83,7 @@ for (const dialect of DIALECTS) {
       const noteId = res.body.note_id as string;
 
       const settings = {
-        DATABASE_URL:
-          h.db.database.dialect === 'sqlite' ? `sqlite://${h.db.database.file}` : h.db.database.url,
+        ...databaseEnv(h.db.database),
         DATA_DIR: dataDir,
         // The builtin embedder's cache built once for the repository: a fresh one takes 10 s or more when busy.
         MODELS_DIR: path.join(ROOT, 'data/models'),
