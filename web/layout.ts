@@ -104,15 +104,6 @@ ${body}
 </html>`;
 }
 
-/** "12:34" or "1:02:03" from milliseconds. */
-export function clock(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = String(s % 60).padStart(2, '0');
-  return h ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
-}
-
 /** "24 Nov 2026, 14:05 UTC" */
 export function when(iso: string): string {
   const d = new Date(iso);

@@ -59,3 +59,13 @@ export function parseRangeBound(value: string, edge: 'from' | 'to'): string | nu
 
 const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 const END_OF_TIME = '9999-12-31T24:00:00.000Z';
+
+/** `h:mm:ss` (or `m:ss` under an hour) from milliseconds, for times a reader scans (exports, the dashboard). */
+export function clock(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const mm = h ? String(m).padStart(2, '0') : String(m);
+  return `${h ? `${h}:` : ''}${mm}:${String(s).padStart(2, '0')}`;
+}

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  clock,
   contentDisposition,
   cueTime,
   type ExportableNote,
@@ -12,6 +11,7 @@ import {
   toVtt,
 } from '../../src/features/notes/export/export-formats.ts';
 import { parseTranscript } from '../../src/features/processing/parse-transcript.ts';
+import { clock } from '../../src/lib/time.ts';
 
 const NOTE: ExportableNote = {
   id: 'note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W',

@@ -1,5 +1,6 @@
+import { clock } from '../../src/lib/time.ts';
 import { type Html, html } from '../html.ts';
-import { clock, csrfField, duration, page, type Shell, when } from '../layout.ts';
+import { csrfField, duration, page, type Shell, when } from '../layout.ts';
 
 export interface NoteListItem {
   id: string;

@@ -2,6 +2,7 @@
  * Export formats of a note (ext): pure functions from the note's detail form (with segments) to text. No I/O,
  * no clock: the same note always exports to the same bytes. Every regex here is linear-time.
  */
+import { clock } from '../../../lib/time.ts';
 
 export const EXPORT_FORMATS = ['md', 'txt', 'srt', 'vtt', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -57,16 +58,6 @@ export function formatNote(note: ExportableNote, format: ExportFormat): string {
 
 /** One line of text: newlines and runs of whitespace become one space (a cue or list item stays one line). */
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-
-/** `h:mm:ss` (or `m:ss` under an hour), for highlights and transcript turns a reader scans. */
-export function clock(ms: number): string {
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  const mm = h ? String(m).padStart(2, '0') : String(m);
-  return `${h ? `${h}:` : ''}${mm}:${String(s).padStart(2, '0')}`;
-}
 
 /** `HH:MM:SS<sep>mmm`: SRT uses `,`, WebVTT `.`. */
 export function cueTime(ms: number, separator: ',' | '.'): string {
