@@ -10,6 +10,7 @@ import { ListNotesQuery, UpdateNoteBody } from '../notes/notes.schema.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../notes/notes.service.ts';
 import { UpdateSpeakersBody } from '../notes/speakers.schema.ts';
 import { updateSpeakers } from '../notes/speakers.service.ts';
+import { audioResponseHeaders } from '../recordings/audio-headers.ts';
 import { getRecording, readRecordingAudio } from '../recordings/recordings.service.ts';
 import { SearchBody } from '../search/search.schema.ts';
 import { searchNotes } from '../search/search.service.ts';
@@ -119,14 +120,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
     if (audio.kind === 'unsatisfiable') {
       return c.body(null, 416, { 'Content-Range': `bytes */${audio.size}`, 'Accept-Ranges': 'bytes' });
     }
-    const headers: Record<string, string> = {
-      'Content-Type': audio.contentType,
-      'Content-Length': String(audio.length),
-      'Accept-Ranges': 'bytes',
-      ETag: audio.etag,
-      'Cache-Control': 'private, no-cache',
-    };
-    if (audio.range) headers['Content-Range'] = `bytes ${audio.range.start}-${audio.range.end}/${audio.size}`;
+    const headers = audioResponseHeaders(audio);
     if (c.req.method === 'HEAD') return c.body(null, audio.status, headers);
     const stream = Readable.toWeb(await audio.open()) as unknown as ReadableStream<Uint8Array>;
     return c.body(stream, audio.status, headers);

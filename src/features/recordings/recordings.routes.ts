@@ -18,6 +18,7 @@ import { AppError } from '../../lib/errors.ts';
 import { CreateNoteBody } from '../notes/notes.schema.ts';
 import { createAudioStorage } from '../storage/audio-storage.ts';
 import { removeTempFile } from '../storage/temp-files.ts';
+import { audioResponseHeaders } from './audio-headers.ts';
 import { isMultipart, type MultipartUpload, receiveMultipart } from './multipart-upload.ts';
 import {
   ListRecordingsQuery,
@@ -276,15 +277,9 @@ export function recordingsRoutes(deps: Deps) {
         );
       }
       const headers: Record<string, string> = {
-        'Content-Type': audio.contentType,
-        'Content-Length': String(audio.length),
-        'Accept-Ranges': 'bytes',
-        ETag: audio.etag,
-        'Cache-Control': 'private, no-cache',
+        ...audioResponseHeaders(audio),
         'Content-Disposition': `inline; filename="${audio.filename}"`,
       };
-      if (audio.range)
-        headers['Content-Range'] = `bytes ${audio.range.start}-${audio.range.end}/${audio.size}`;
       // HEAD: the headers only, and no file opened.
       if (c.req.method === 'HEAD') return c.body(null, audio.status, headers);
       const stream = Readable.toWeb(await audio.open()) as unknown as ReadableStream<Uint8Array>;
