@@ -2,7 +2,6 @@ import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kys
 import type { Database, Db, Dialect, NotesTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
 
-
 export interface NoteFilters {
   q?: string;
   from?: string;

@@ -1,7 +1,6 @@
 import type { ActionItemsTable, Db, HighlightsTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
 
-
 /** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound parameters. */
 const INSERT_BATCH = 500;
 
