@@ -133,7 +133,9 @@ for (const dialect of DIALECTS) {
       await sql`ALTER TABLE search_notes RENAME TO search_notes_gone`.execute(h.db.db);
       let preparation: ReturnType<typeof prepareSearchInBackground> | undefined;
       try {
-        preparation = prepareSearchInBackground(deps, { retryMs: 50 });
+        // The first retry 2 s after the failure: /readyz is read while the state is still `failed` even on a busy
+        // machine (with 50 ms the retry could already be preparing again).
+        preparation = prepareSearchInBackground(deps, { retryMs: 2_000 });
         await until(() => searchReadiness(deps)?.state === 'failed');
         const res = await get(app, '/readyz');
         expect(res.status).toBe(200);
