@@ -12,7 +12,7 @@
  * answered `{ id, closed: true }` once the connection is closed. A connection that could not be opened answers
  * every statement with the reason (code SQLITE_CANTOPEN).
  */
-export const SQLITE_THREAD_SOURCE = String.raw`
+export const SQLITE_THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.betterSqlitePath);
 
