@@ -124,4 +124,12 @@ describe('SQLite in threads', () => {
     const result = await db.deleteFrom('t').where('id', '=', 22).executeTakeFirst();
     expect(result.numDeletedRows).toBe(1n);
   });
+
+  it('a closed database answers every statement with an error and does not open the file again', async () => {
+    const file = path.join(dir, 'closed.sqlite');
+    const other = openDatabase({ dialect: 'sqlite', file });
+    await sql`SELECT 1`.execute(other.db);
+    await other.close();
+    await expect(sql`SELECT 1`.execute(other.db)).rejects.toThrow();
+  });
 });

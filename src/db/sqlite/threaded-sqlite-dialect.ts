@@ -91,6 +91,7 @@ class ThreadedSqliteDriver implements Driver {
   private readonly writer: SqliteThread;
   private readonly readers: SqliteThread[] = [];
   private readonly turns = new Turns();
+  private closed = false;
 
   constructor(private readonly options: ThreadedSqliteOptions) {
     this.writer = new SqliteThread(this.threadOptions(false));
@@ -167,6 +168,7 @@ class ThreadedSqliteDriver implements Driver {
   async releaseConnection(): Promise<void> {}
 
   async destroy(): Promise<void> {
+    this.closed = true;
     await Promise.all([this.writer.close(), ...this.readers.map((r) => r.close())]);
   }
 
@@ -177,6 +179,8 @@ class ThreadedSqliteDriver implements Driver {
 
   /** A statement outside any transaction: a read on the least busy reader, a write in its turn on the writer. */
   async runAlone(query: CompiledQuery): Promise<StatementResult> {
+    // A closed database stays closed (a thread would otherwise open the file again).
+    if (this.closed) throw new Error('The database is closed');
     if (isRead(query)) return this.reader().run(query.sql, query.parameters);
     const endTurn = await this.turns.take();
     try {
