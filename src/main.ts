@@ -14,7 +14,11 @@ import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { bootstrapOwner, type FirstStart } from './features/accounts/bootstrap-owner.ts';
 import { closeProcessingPool, configureProcessingPool } from './features/processing/pool/processing-pool.ts';
-import { prepareSearchInBackground, type SearchPreparation } from './features/search/search-engine.ts';
+import {
+  closeSearchEngine,
+  prepareSearchInBackground,
+  type SearchPreparation,
+} from './features/search/search-engine.ts';
 import { setupUrl } from './features/users/users.service.ts';
 import { createLogger } from './lib/logger.ts';
 
@@ -130,6 +134,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         clearTimeout(drain);
         search?.stop();
         await worker?.stop();
+        await closeSearchEngine(deps);
         await closeProcessingPool();
         await database.close();
         logger.info('minutes stopped');

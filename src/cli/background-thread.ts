@@ -26,6 +26,9 @@ function createThread(config: Config): Worker {
   return new Worker(script, { eval: true, workerData: { config } });
 }
 
+/** How long stop() waits for the thread to finish its work in hand before terminating it. */
+const STOP_LIMIT_MS = 30_000;
+
 /** A thread that stops unexpectedly is started again after this long (doubling up to a minute). */
 const RESTART_MS = 1_000;
 
@@ -76,7 +79,10 @@ export function startBackgroundThread(config: Config, logger: Logger): Backgroun
       stopping = true;
       clearTimeout(restartTimer);
       worker.postMessage({ type: 'stop' } satisfies BackgroundThreadMessage);
+      // The thread records the work in hand and exits; one that does not within the limit is stopped.
+      const limit = setTimeout(() => void worker.terminate(), STOP_LIMIT_MS);
       await exited;
+      clearTimeout(limit);
     },
   };
 }

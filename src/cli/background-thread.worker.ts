@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { openDatabase } from '../db/connect.ts';
 import type { Deps } from '../deps.ts';
 import { closeProcessingPool } from '../features/processing/pool/processing-pool.ts';
+import { closeSearchEngine } from '../features/search/search-engine.ts';
 import { createLogger } from '../lib/logger.ts';
 import type { BackgroundThreadMessage, BackgroundThreadReply } from './background-thread.ts';
 import { type BackgroundWorkers, startBackgroundWorkers } from './workers.ts';
@@ -42,11 +43,13 @@ function stop(): Promise<void> {
       // A stop that comes while the loops start waits for them, then stops them.
       await starting.catch(() => {});
       await workers?.stop();
+      await closeSearchEngine(deps);
       await closeProcessingPool();
       await database.close();
     } finally {
       reply({ type: 'stopped' });
-      port.close();
+      // Ends this thread only (not the process), whatever handles are left (a sentence model still loading).
+      process.exit(0);
     }
   })();
   return stopping;

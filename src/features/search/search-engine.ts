@@ -104,6 +104,15 @@ export function getSearchEngine(deps: Deps): Promise<SearchEngine> {
 }
 
 /**
+ * Closes the sentence model of these deps' engine, waiting for one still loading (a model thread stopped in the
+ * middle of loading aborts the process). For a process or thread that ends.
+ */
+export async function closeSearchEngine(deps: Deps): Promise<void> {
+  const engine = await engines.get(deps)?.catch(() => undefined);
+  await engine?.embedder?.close?.();
+}
+
+/**
  * The engine if this process has one ready; a caller that must stay cheap and must not wait (a delete, inside
  * its transaction) neither starts one nor waits for one being prepared.
  */

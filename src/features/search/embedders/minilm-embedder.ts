@@ -43,6 +43,9 @@ type WorkerMessage =
  * tokenizer.json (WordPiece, lower case), mean pooled over the tokens and L2 normalised, as the model was trained.
  * One batch at a time goes to the worker, queries before waiting index batches. No network.
  */
+/** How long close() waits for the model's thread to end by itself. */
+const CLOSE_LIMIT_MS = 5_000;
+
 export class MiniLmEmbedder implements Embedder {
   readonly id: string;
   readonly dims = DIMS;
@@ -203,7 +206,17 @@ export class MiniLmEmbedder implements Embedder {
     this.passages.length = 0;
     for (const job of pending) job.reject(new EmbedderError('The sentence model was closed'));
     const worker = await this.worker?.catch(() => undefined);
-    await worker?.terminate();
+    if (!worker) return;
+    // The thread releases its session and ends; terminated only if it has not within the limit.
+    const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref();
+    worker.postMessage({ close: true });
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_LIMIT_MS);
+    }).then(() => worker.terminate());
+    await Promise.race([ended, limit]);
+    clearTimeout(timer);
   }
 
   toString(): string {

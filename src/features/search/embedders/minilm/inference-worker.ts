@@ -6,7 +6,7 @@
  * the sources (tsx) and from the one-file bundle (dist/main.js); the packages it loads are resolved by the
  * parent and passed as absolute paths.
  *
- * Messages in: `{ id, texts }` (a few texts, run one by one). Out: `{ type: 'ready' }` or `{ type: 'failed', error }` once,
+ * Messages in: `{ id, texts }` (a few texts, run one by one), or `{ close: true }` (release the session and end). Out: `{ type: 'ready' }` or `{ type: 'failed', error }` once,
  * then per job `{ id, vectors }` (a Float32Array of texts × 384, each row unit length, transferred) or
  * `{ id, error }`.
  */
@@ -71,6 +71,13 @@ async function embed(texts) {
     return;
   }
   parentPort.on('message', async (message) => {
+    if (message.close) {
+      // Released here, then the thread ends by itself: tearing a live session down from outside can abort
+      // the process (onnxruntime throws from its finalizer).
+      await session.release().catch(() => {});
+      parentPort.close();
+      return;
+    }
     try {
       const vectors = await embed(message.texts);
       parentPort.postMessage({ id: message.id, vectors }, [vectors.buffer]);
