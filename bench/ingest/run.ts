@@ -2,10 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createScratchDatabase } from '../../src/db/scratch-database.ts';
-import type { Deps } from '../../src/deps.ts';
+import { createDeps } from '../../src/deps.ts';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
@@ -43,15 +42,9 @@ async function main() {
     LOG_LEVEL: 'silent',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
-  const database = openDatabase(config.database);
+  const deps = createDeps(config, { logger: createLogger('silent') });
+  const database = deps;
   await migrate(database.db, database.dialect);
-  const deps: Deps = {
-    db: database.db,
-    dialect: database.dialect,
-    config,
-    logger: createLogger('silent'),
-    wakeWorker: () => {},
-  };
   const account = await createAccount(database.db, { email: `bench-${Date.now()}@example.com` });
   const actor: Actor = { accountId: account.id, mode: 'live', scopes: new Set(SCOPES), keyId: 'bench' };
 

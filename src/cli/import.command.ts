@@ -7,7 +7,8 @@ import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import type { Db, Dialect, Mode } from '../db/schema.ts';
+import type { Db, Mode } from '../db/schema.ts';
+import type { Deps } from '../deps.ts';
 import { resolveAccount } from '../features/accounts/accounts.service.ts';
 import { type Actor, SCOPES } from '../features/api-keys/scopes.ts';
 import { CreateNoteBody, type CreateNoteInput } from '../features/notes/notes.schema.ts';
@@ -87,14 +88,17 @@ export function registerImportCommand(program: Command): void {
           .map((t) => t.trim())
           .filter(Boolean);
         const bar = progressBar(files.length);
-        const results = await withDatabase((ctx) =>
-          importFiles(ctx, files, {
-            account: opts.account,
-            mode: opts.mode,
-            ...(tags?.length ? { tags } : {}),
-            process: opts.process,
-            onFile: (result, done) => bar.update(done, result),
-          }),
+        // The processing of imported notes logs nothing: the progress bar and the summary say what happened.
+        const results = await withDatabase(
+          (ctx) =>
+            importFiles(ctx, files, {
+              account: opts.account,
+              mode: opts.mode,
+              ...(tags?.length ? { tags } : {}),
+              process: opts.process,
+              onFile: (result, done) => bar.update(done, result),
+            }),
+          { logger: createLogger('silent') },
         ).finally(() => bar.stop());
         if (opts.json) printJson(results);
         else print(summarize(results));
@@ -141,7 +145,7 @@ function kindOf(file: string): 'audio' | 'transcript' | undefined {
  * that fails (not audio, not a transcript) is reported and the others go on.
  */
 export async function importFiles(
-  ctx: { config: Config; db: Db; dialect: Dialect },
+  ctx: Deps,
   files: readonly string[],
   options: ImportOptions,
 ): Promise<ImportOutcome[]> {
@@ -282,20 +286,13 @@ function parseBody(body: unknown): CreateNoteInput {
 }
 
 /** Runs due processing jobs here until every imported note is ready or failed. */
-async function processImported(ctx: { config: Config; db: Db; dialect: Dialect }, results: ImportOutcome[]) {
+async function processImported(deps: Deps, results: ImportOutcome[]) {
   const noteIds = results.flatMap((r) => (r.outcome === 'imported' ? [r.note_id] : []));
   if (!noteIds.length) return;
-  const deps = {
-    db: ctx.db,
-    dialect: ctx.dialect,
-    config: ctx.config,
-    logger: createLogger('silent'),
-    wakeWorker: () => {},
-  };
   const bar = progressBar(noteIds.length, 'processing');
   try {
     for (;;) {
-      const pending = await ctx.db
+      const pending = await deps.db
         .selectFrom('notes')
         .select('id')
         .where('id', 'in', noteIds)
@@ -304,7 +301,7 @@ async function processImported(ctx: { config: Config; db: Db; dialect: Dialect }
       bar.update(noteIds.length - pending.length);
       if (!pending.length) return;
       // Nothing due (a retry waits for its backoff): look again shortly.
-      if ((await runDueJobs(deps)) === 0) await new Promise((r) => setTimeout(r, ctx.config.worker.pollMs));
+      if ((await runDueJobs(deps)) === 0) await new Promise((r) => setTimeout(r, deps.config.worker.pollMs));
     }
   } finally {
     bar.stop();
