@@ -338,15 +338,10 @@ export async function gatherEvidence(
 }
 
 /** Notes per space, remembered for a few seconds: it only scales statistics, so a brief lag is harmless. */
-const spaceSizes = new WeakMap<Deps, Map<string, { n: number; at: number }>>();
 const SPACE_SIZE_TTL_MS = 5_000;
 
 async function countNotesCached(deps: Deps, space: Space): Promise<number> {
-  let cache = spaceSizes.get(deps);
-  if (!cache) {
-    cache = new Map();
-    spaceSizes.set(deps, cache);
-  }
+  const cache = deps.search.spaceSizes;
   const key = `${space.accountId}:${space.mode}`;
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < SPACE_SIZE_TTL_MS) return hit.n;
