@@ -163,6 +163,7 @@ export async function gatherEvidence(
         query.terms.map((term, i) => ({ term, stem: query.stems[i]! })),
         Math.max(rareLimit + 1, Math.min(DF_EXACT_LIMIT, Math.ceil(0.2 * spaceSize))),
         spaceSize,
+        deps.search,
       )
     : new Map<string, number>();
   spaceSize = Math.max(spaceSize, ...df.values());
