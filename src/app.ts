@@ -60,7 +60,7 @@ export function buildApp(deps: Deps) {
   // A test key's first request seeds that account's test data space.
   v1.use('*', async (c, next) => {
     const actor = c.get('actor');
-    if (actor.mode === 'test') await ensureSeeded(deps.db, actor.accountId);
+    if (actor.mode === 'test') await ensureSeeded(deps, actor.accountId);
     await next();
   });
   v1.route('/notes', notesRoutes(deps));

@@ -141,7 +141,7 @@ export function mcpRoutes(deps: Deps) {
   });
   app.use('*', async (c, next) => {
     const actor = c.get('actor');
-    if (actor.mode === 'test') await ensureSeeded(deps.db, actor.accountId);
+    if (actor.mode === 'test') await ensureSeeded(deps, actor.accountId);
     await next();
   });
 
