@@ -64,7 +64,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
         ...(to ? { to } : {}),
       });
       if (!parsed.success) throw zodIssueToError(parsed.error);
-      const list = await listNotes(deps.db, deps.dialect, actor, parsed.data);
+      const list = await listNotes(deps, actor, parsed.data);
       return render(
         c,
         notesPage(shell, {
@@ -81,7 +81,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
   app.get('/notes/:id', async (c) => {
     try {
       const actor = c.get('actor');
-      const note = await getNote(deps.db, actor, c.req.param('id'), { segments: true });
+      const note = await getNote(deps, actor, c.req.param('id'), { segments: true });
       // A recording made from a transcript has no audio to play.
       const recording = note.recording_id ? await getRecording(deps.db, actor, note.recording_id) : undefined;
       const hasAudio = !!recording?.content_type.startsWith('audio/');
@@ -95,7 +95,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
 
   /** What the page polls while a note is processing. */
   app.get('/notes/:id/status', async (c) => {
-    const note = await getNote(deps.db, c.get('actor'), c.req.param('id')).catch(() => undefined);
+    const note = await getNote(deps, c.get('actor'), c.req.param('id')).catch(() => undefined);
     if (!note) return c.json({ status: 'deleted' }, 404);
     return c.json({
       status: note.status,
@@ -105,7 +105,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
 
   app.get('/notes/:id/audio', async (c) => {
     const actor = c.get('actor');
-    const note = await getNote(deps.db, actor, c.req.param('id')).catch(() => undefined);
+    const note = await getNote(deps, actor, c.req.param('id')).catch(() => undefined);
     if (!note?.recording_id) return c.text('No recording.', 404);
     let audio: Awaited<ReturnType<typeof readRecordingAudio>>;
     try {
