@@ -29,7 +29,7 @@ export function actionItemsRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets
     if (!parsed.success) throw zodIssueToError(parsed.error);
     const space = { accountId: actor.accountId, mode: actor.mode };
     const [list, assignees] = await Promise.all([
-      listActionItems(deps.db, actor, parsed.data),
+      listActionItems(deps, actor, parsed.data),
       actionItemsRepo.distinctAssignees(deps.db, space),
     ]);
     const noteIds = [...new Set(list.data.map((i) => i.note_id))];

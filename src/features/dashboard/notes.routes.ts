@@ -176,7 +176,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
           : { status: field(form, 'status') };
       const parsed = UpdateActionItemBody.safeParse(input);
       if (!parsed.success) throw zodIssueToError(parsed.error);
-      await updateActionItem(deps.db, c.get('actor'), c.req.param('id'), parsed.data);
+      await updateActionItem(deps, c.get('actor'), c.req.param('id'), parsed.data);
       return field(form, 'edit') === '1' ? { ok: 'Action item saved.' } : undefined;
     });
   });
