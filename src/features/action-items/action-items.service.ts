@@ -34,6 +34,13 @@ export async function listActionItems(
   return { data: rows.map(toActionItem), meta: { page: input.page, per_page: input.per_page, total } };
 }
 
+/** The assignee names of the caller's action items, sorted. */
+export async function listAssignees(deps: Deps, actor: Actor): Promise<string[]> {
+  return (await actionItemsRepo.distinctAssignees(deps.db, spaceOf(actor))).sort((a, b) =>
+    a.localeCompare(b),
+  );
+}
+
 /**
  * Updates status, text, due date and/or assignee and returns the whole item (list form).
  * Completing sets `completed_at` unless the item already was completed; back to pending removes it.

@@ -34,6 +34,11 @@ export async function listNotes(deps: Deps, actor: Actor, input: ListNotesInput)
   return { data: rows.map(toNoteListItem), meta: { page: input.page, per_page: input.per_page, total } };
 }
 
+/** Titles of the caller's notes among these ids (ids of other spaces are left out). */
+export function noteTitles(deps: Deps, actor: Actor, ids: readonly string[]): Promise<Map<string, string>> {
+  return notesRepo.titles(deps.db, spaceOf(actor), ids);
+}
+
 /** One note in detail form; 404 for ids of other accounts or the other mode. */
 export function getNote(deps: Deps, actor: Actor, id: string, options: { segments?: boolean } = {}) {
   return noteDetail(deps.db, actor, id, options.segments ?? false);
