@@ -7,7 +7,6 @@ import { jsonBody } from '../../http/middleware.ts';
 import {
   commonErrors,
   ErrorBody,
-  EXAMPLE,
   IdempotencyHeaders,
   idempotencyErrors,
   notFoundError,
@@ -15,6 +14,7 @@ import {
 } from '../../http/schemas.ts';
 import { validationHook, zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
+import { EXAMPLE } from '../../lib/schemas/examples.ts';
 import { CreateNoteBody } from '../notes/notes.schema.ts';
 import { removeTempFile } from '../storage/temp-files.ts';
 import { audioResponseHeaders } from './audio-headers.ts';
