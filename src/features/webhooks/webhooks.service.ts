@@ -4,16 +4,15 @@ import type { Db } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { spaceOf } from '../../lib/space.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor, Scope } from '../api-keys/scopes.ts';
 import { EVENT_TYPES } from '../events/events.ts';
 import { checkUrlStatically, createOutboundPolicy, type OutboundPolicy } from './outbound/guarded-request.ts';
-import { type Space, webhooksRepo } from './webhooks.repo.ts';
+import { webhooksRepo } from './webhooks.repo.ts';
 import type { CreateWebhookInput, ListDeliveriesInput, UpdateWebhookInput } from './webhooks.schema.ts';
 import type { WebhooksTable } from './webhooks.tables.ts';
 import { toDelivery, toWebhook, toWebhookListItem } from './webhooks.view.ts';
-
-const space = (actor: Actor): Space => ({ accountId: actor.accountId, mode: actor.mode });
 
 /**
  * 400 on `url` unless the server's outbound policy accepts it (scheme, credentials, private IP literals). Host
@@ -33,7 +32,7 @@ export function outboundPolicy(config: Config): OutboundPolicy {
 }
 
 async function findWebhook(db: Db, actor: Actor, id: string): Promise<Selectable<WebhooksTable>> {
-  const webhook = await webhooksRepo.find(db, space(actor), id);
+  const webhook = await webhooksRepo.find(db, spaceOf(actor), id);
   if (!webhook) throw notFound('webhook', id);
   return webhook;
 }
@@ -59,7 +58,7 @@ export async function createWebhook(deps: Deps, actor: Actor, input: CreateWebho
   };
   await deps.db.transaction().execute(async (trx) => {
     await webhooksRepo.lockAccount(trx, deps.dialect, actor.accountId);
-    if ((await webhooksRepo.count(trx, space(actor), maxPerAccount)) >= maxPerAccount) {
+    if ((await webhooksRepo.count(trx, spaceOf(actor), maxPerAccount)) >= maxPerAccount) {
       throw new AppError(
         'webhook_limit_reached',
         `This account already has ${maxPerAccount} ${actor.mode} webhooks, the most allowed ` +
@@ -83,7 +82,7 @@ export function scopeToRead(eventType: string): Scope {
  * bounds it.
  */
 export async function listWebhooks(deps: Deps, actor: Actor) {
-  return { data: (await webhooksRepo.list(deps.db, space(actor))).map(toWebhookListItem) };
+  return { data: (await webhooksRepo.list(deps.db, spaceOf(actor))).map(toWebhookListItem) };
 }
 
 /** One webhook; 404 for ids of other accounts or the other mode. */
