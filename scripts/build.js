@@ -1,4 +1,5 @@
-// Bundles the server (src/main.ts), the entry of its processing threads (dist/processing-worker.js) and the CLI
+// Bundles the server (src/main.ts), the entries of its processing threads (dist/processing-worker.js) and of its
+// background thread (dist/background-worker.js), and the CLI
 // (src/cli.ts) into ES modules under dist/, with source maps.
 // `npm start` runs this first (prestart), and bin/minutes.js runs it when dist/cli.js is missing or older than
 // the sources: it takes about 0.3 s, and a bundle starts in a fraction of the time tsx needs to compile each
@@ -57,10 +58,12 @@ export async function buildBundles(outdir = path.join(root, 'dist')) {
   const results = await Promise.all([
     build({
       ...common,
-      // The processing threads' entry beside main.js, where src/features/processing/pool/processing-pool.ts looks.
+      // The entries of the processing threads and of the background thread beside main.js, where
+      // src/features/processing/pool/processing-pool.ts and src/cli/background-thread.ts look.
       entryPoints: {
         main: 'src/main.ts',
         'processing-worker': 'src/features/processing/pool/processing.worker.ts',
+        'background-worker': 'src/cli/background-thread.worker.ts',
       },
       outdir,
       packages: 'external',

@@ -5,8 +5,9 @@ import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
+import { startBackgroundThread } from './cli/background-thread.ts';
 import { describeError, onShutdownSignal } from './cli/shutdown.ts';
-import { type BackgroundWorkers, startBackgroundWorkers } from './cli/workers.ts';
+import type { BackgroundWorkers } from './cli/workers.ts';
 import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { createDeps } from './deps.ts';
@@ -111,7 +112,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
       (options.out ?? process.stdout).write(formatFirstStart(first, config.publicUrl ?? url));
     }
     announced();
-    if (runWorker) worker = await startBackgroundWorkers(deps);
+    // In a thread of its own, so that the pipeline never holds up a request (decision 35).
+    if (runWorker) worker = startBackgroundThread(config, logger);
 
     let stopping: Promise<void> | undefined;
     const stop = () => {

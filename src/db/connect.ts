@@ -1,18 +1,25 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import type PgModule from 'pg';
 import type { Config } from '../config.ts';
-import { loadVectorExtension } from '../features/search/sqlite-vec.ts';
+import { vectorExtensionPath } from '../features/search/sqlite-vec.ts';
 import type { Database, Db, Dialect } from './schema.ts';
+import { createThreadedSqliteDialect } from './sqlite/threaded-sqlite-dialect.ts';
 
 export interface DatabaseHandle {
   db: Db;
   dialect: Dialect;
   close(): Promise<void>;
 }
+
+/**
+ * Read-only SQLite connections beside the one that writes, each in its own thread (started when reads need
+ * them): two let a request's reads go on while another request's long read runs, and more gain nothing on the
+ * small machines SQLite is for (PostgreSQL is the answer beyond).
+ */
+const SQLITE_READERS = 2;
 
 let pgModule: typeof PgModule | undefined;
 
@@ -28,7 +35,10 @@ function loadPg(): typeof PgModule {
   return pgModule;
 }
 
-/** Opens the configured database: a SQLite file (WAL, foreign keys on, secure delete) or a PostgreSQL pool. */
+/**
+ * Opens the configured database: a SQLite file (WAL, foreign keys on, secure delete; every statement in a thread,
+ * see sqlite/threaded-sqlite-dialect.ts) or a PostgreSQL pool.
+ */
 export function openDatabase(
   database: Config['database'],
   options: { poolSize?: number } = {},
@@ -41,16 +51,24 @@ export function openDatabase(
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   createPrivateFile(database.file);
-  const sqlite = new SQLite(database.file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
-  // Deleted content is overwritten with zeros, not left in free pages of the file (docs/decisions.md).
-  sqlite.pragma('secure_delete = ON');
-  // vec0 tables for vector search; without the extension search falls back to exact cosine (and says so).
-  loadVectorExtension(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const vectors = vectorExtensionPath();
+  const dialect = createThreadedSqliteDialect({
+    file: database.file,
+    betterSqlitePath: createRequire(import.meta.url).resolve('better-sqlite3'),
+    // vec0 tables for vector search; without the extension search falls back to exact cosine (and says so).
+    ...('path' in vectors ? { vectorExtensionPath: vectors.path } : {}),
+    writerPragmas: [
+      'journal_mode = WAL',
+      'foreign_keys = ON',
+      'synchronous = NORMAL',
+      'busy_timeout = 5000',
+      // Deleted content is overwritten with zeros, not left in free pages of the file (docs/decisions.md).
+      'secure_delete = ON',
+    ],
+    readerPragmas: ['busy_timeout = 5000'],
+    readers: SQLITE_READERS,
+  });
+  const db = new Kysely<Database>({ dialect });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
@@ -69,29 +87,4 @@ function createPrivateFile(file: string): void {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
   }
-}
-
-const STATEMENT_CACHE_SIZE = 512;
-
-/**
- * Reuses prepared statements by SQL text (least recently used first out): Kysely's SQLite driver prepares
- * every query anew, which is a measurable share of a small request. Kysely runs one query at a time on the
- * connection, so a cached statement is never in use twice; SQLite re-prepares it itself after schema changes.
- */
-function withStatementCache(sqlite: SQLite.Database) {
-  const cache = new Map<string, SQLite.Statement>();
-  return {
-    close: () => sqlite.close(),
-    prepare(sql: string) {
-      let statement = cache.get(sql);
-      if (statement) {
-        cache.delete(sql);
-      } else {
-        statement = sqlite.prepare(sql);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(sql, statement);
-      return statement;
-    },
-  };
 }

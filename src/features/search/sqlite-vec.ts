@@ -13,11 +13,22 @@ export function loadVectorExtension(
   sqlite: ExtensionHost,
 ): { loaded: true } | { loaded: false; reason: string } {
   try {
-    const require = createRequire(import.meta.url);
-    const sqliteVec = require('sqlite-vec') as { getLoadablePath(): string };
-    sqlite.loadExtension(sqliteVec.getLoadablePath());
+    const found = vectorExtensionPath();
+    if ('reason' in found) return { loaded: false, reason: found.reason };
+    sqlite.loadExtension(found.path);
     return { loaded: true };
   } catch (err) {
     return { loaded: false, reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** Where sqlite-vec's loadable extension is, or why it is not there (package missing, no build for this platform). */
+export function vectorExtensionPath(): { path: string } | { reason: string } {
+  try {
+    const require = createRequire(import.meta.url);
+    const sqliteVec = require('sqlite-vec') as { getLoadablePath(): string };
+    return { path: sqliteVec.getLoadablePath() };
+  } catch (err) {
+    return { reason: err instanceof Error ? err.message : String(err) };
   }
 }

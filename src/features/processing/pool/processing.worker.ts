@@ -1,6 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import { AppError, type ErrorCode } from '../../../lib/errors.ts';
+import { lowerThreadPriority } from '../../../lib/thread-priority.ts';
 import { type Chunk, chunkNote, type NoteContent } from '../../search/chunk-note.ts';
 import { type Analysis, type AnalysisInput, analyzeTranscript } from '../analyze-builtin.ts';
 import { parseTranscript, type TranscriptSegment } from '../parse-transcript.ts';
@@ -21,18 +20,7 @@ export type ProcessingOutcome =
   | { ok: true; value: TranscriptSegment[] | Analysis | Chunk[] | null }
   | { ok: false; error: { code: ErrorCode; message: string; param?: string } };
 
-/**
- * This thread yields the CPU to the API's: on Linux a thread is a task of its own with its own nice value, found
- * through /proc/thread-self. Elsewhere (or where lowering is refused) it keeps the process's priority.
- */
-function lowerThreadPriority(): void {
-  try {
-    const tid = Number(/task\/(\d+)$/.exec(fs.readlinkSync('/proc/thread-self'))?.[1]);
-    if (tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + 10));
-  } catch {
-    // not Linux, or not allowed: same priority as the API
-  }
-}
+// This thread yields the CPU to the API's.
 lowerThreadPriority();
 
 export default function runProcessingTask(task: ProcessingTask): ProcessingOutcome {

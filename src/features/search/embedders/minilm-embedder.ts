@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { BACKGROUND_NICE_INCREMENT } from '../../../lib/thread-priority.ts';
 import { type Embedder, EmbedderError, type EmbedKind } from './embedder.ts';
 import type { Precision } from './minilm/bert-graph.ts';
 import { INFERENCE_WORKER_SOURCE } from './minilm/inference-worker.ts';
@@ -85,6 +86,7 @@ export class MiniLmEmbedder implements Embedder {
         modelPath: file,
         threads: options.threads ?? Math.min(4, Math.max(1, os.availableParallelism() - 1)),
         maxTokens: MAX_TOKENS,
+        niceIncrement: BACKGROUND_NICE_INCREMENT,
         cls: 101,
         sep: 102,
         dims: DIMS,

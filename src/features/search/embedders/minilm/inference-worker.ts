@@ -19,6 +19,16 @@ const { maxTokens, cls, sep, dims } = workerData;
 let session;
 let tokenizer;
 
+// Indexing yields the CPU to the API's thread: on Linux this thread (a task of its own, found through
+// /proc/thread-self) runs at a lower priority, and onnxruntime's threads created below inherit it.
+try {
+  const tid = Number(/task\/(\d+)$/.exec(fs.readlinkSync('/proc/thread-self'))?.[1]);
+  const os = require('node:os');
+  if (tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + workerData.niceIncrement));
+} catch {
+  // not Linux, or not allowed: same priority as the API
+}
+
 function tokenize(text) {
   const ids = tokenizer.encode(text, { add_special_tokens: false }).ids;
   return [cls, ...ids.slice(0, maxTokens - 2), sep];

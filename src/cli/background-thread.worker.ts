@@ -1,0 +1,61 @@
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import type { Config } from '../config.ts';
+import { openDatabase } from '../db/connect.ts';
+import type { Deps } from '../deps.ts';
+import { closeProcessingPool } from '../features/processing/pool/processing-pool.ts';
+import { createLogger } from '../lib/logger.ts';
+import type { BackgroundThreadMessage, BackgroundThreadReply } from './background-thread.ts';
+import { type BackgroundWorkers, startBackgroundWorkers } from './workers.ts';
+
+/**
+ * The entry of the server's background thread (background-thread.ts): the job, delivery and retention loops
+ * with a database connection and search engine of their own, as a `minutes worker` process has. Bundled as
+ * dist/background-worker.js by scripts/build.js.
+ */
+if (!parentPort) throw new Error('background-thread.worker.ts runs as a worker thread');
+const port: MessagePort = parentPort;
+const { config } = workerData as { config: Config };
+const reply = (message: BackgroundThreadReply) => port.postMessage(message);
+
+const logger = createLogger(config.logLevel);
+const database = openDatabase(config.database);
+let workers: BackgroundWorkers | undefined;
+const deps: Deps = {
+  db: database.db,
+  dialect: database.dialect,
+  config,
+  logger,
+  wakeWorker: () => workers?.wake(),
+};
+
+port.on('message', (message: BackgroundThreadMessage) => {
+  if (message.type === 'wake') workers?.wake();
+  else if (message.type === 'stop') void stop();
+});
+
+const starting = startBackgroundWorkers(deps);
+
+let stopping: Promise<void> | undefined;
+function stop(): Promise<void> {
+  stopping ??= (async () => {
+    try {
+      // A stop that comes while the loops start waits for them, then stops them.
+      await starting.catch(() => {});
+      await workers?.stop();
+      await closeProcessingPool();
+      await database.close();
+    } finally {
+      reply({ type: 'stopped' });
+      port.close();
+    }
+  })();
+  return stopping;
+}
+
+try {
+  workers = await starting;
+  reply({ type: 'started' });
+} catch (err) {
+  await database.close().catch(() => {});
+  throw err;
+}

@@ -1,0 +1,23 @@
+import fs from 'node:fs';
+import os from 'node:os';
+
+/**
+ * How much lower than the API's thread the background threads run (processing, the sentence model): on a
+ * machine with fewer cores than busy threads the scheduler then gives the API's event loop the CPU first.
+ */
+export const BACKGROUND_NICE_INCREMENT = 10;
+
+/**
+ * Lowers the calling thread's priority. On Linux a thread is a task of its own with its own nice value, found
+ * through /proc/thread-self; threads it creates afterwards inherit the value. Elsewhere (or where lowering is
+ * refused) the thread keeps the process's priority. The sentence model's thread, which runs evaluated
+ * JavaScript, does the same in inference-worker.ts.
+ */
+export function lowerThreadPriority(increment = BACKGROUND_NICE_INCREMENT): void {
+  try {
+    const tid = Number(/task\/(\d+)$/.exec(fs.readlinkSync('/proc/thread-self'))?.[1]);
+    if (tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + increment));
+  } catch {
+    // not Linux, or not allowed: same priority as the API
+  }
+}

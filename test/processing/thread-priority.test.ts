@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { spinOffThread } from '../../src/features/processing/pool/processing-pool.ts';
+import { MiniLmEmbedder } from '../../src/features/search/embedders/minilm-embedder.ts';
+import { BACKGROUND_NICE_INCREMENT } from '../../src/lib/thread-priority.ts';
+
+/** The nice value of every thread of this process (Linux: field 19 of /proc/self/task/<tid>/stat). */
+function threadNiceValues(): number[] {
+  return fs.readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return []; // the thread ended meanwhile
+    }
+  });
+}
+
+const base = os.getPriority();
+const background = Math.min(19, base + BACKGROUND_NICE_INCREMENT);
+
+// On Linux each thread has its own nice value; elsewhere the background threads keep the process's priority.
+describe.runIf(process.platform === 'linux')('background threads yield the CPU to the API thread', () => {
+  it('a processing thread runs at a lower priority than the process, which keeps its own', async () => {
+    const before = threadNiceValues().filter((n) => n === background).length;
+    const spinning = spinOffThread(1_500);
+    let seen = 0;
+    for (let i = 0; i < 100 && seen <= before; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      seen = threadNiceValues().filter((n) => n === background).length;
+    }
+    await spinning;
+    expect(seen).toBeGreaterThan(before);
+    expect(os.getPriority()).toBe(base);
+  });
+
+  it("the sentence model's thread (and onnxruntime's threads it creates) too", async () => {
+    const before = threadNiceValues().filter((n) => n === background).length;
+    const embedder = await MiniLmEmbedder.load(loadConfig({}).search.modelsDir, { threads: 2 });
+    try {
+      expect(threadNiceValues().filter((n) => n === background).length).toBeGreaterThan(before);
+      expect((await embedder.embed(['the budget was exceeded'], 'query'))[0]).toHaveLength(384);
+      expect(os.getPriority()).toBe(base);
+    } finally {
+      await embedder.close();
+    }
+  }, 120_000);
+});
