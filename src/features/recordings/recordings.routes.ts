@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv, Deps } from '../../http/context.ts';
+import type { Deps } from '../../deps.ts';
+import type { AppEnv } from '../../http/context.ts';
 import { idempotent, idempotentResponse } from '../../http/idempotency.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import {
