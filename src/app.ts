@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'kysely';
+import type { Deps } from './deps.ts';
 import { actionItemsRoutes } from './features/action-items/action-items.routes.ts';
 import { mountDashboard } from './features/dashboard/dashboard.routes.ts';
 import { mcpRoutes } from './features/mcp/mcp.routes.ts';
@@ -9,7 +10,7 @@ import { searchRoutes } from './features/search/search.routes.ts';
 import { searchReadiness } from './features/search/search-engine.ts';
 import { ensureSeeded } from './features/test-mode/seed.service.ts';
 import { webhooksRoutes } from './features/webhooks/webhooks.routes.ts';
-import type { AppEnv, Deps } from './http/context.ts';
+import type { AppEnv } from './http/context.ts';
 import { docsRoutes } from './http/docs.routes.ts';
 import { errorResponse, toAppError } from './http/errors.ts';
 import { mountMetrics } from './http/metrics.ts';
@@ -60,7 +61,7 @@ export function buildApp(deps: Deps) {
   // A test key's first request seeds that account's test data space.
   v1.use('*', async (c, next) => {
     const actor = c.get('actor');
-    if (actor.mode === 'test') await ensureSeeded(deps.db, actor.accountId);
+    if (actor.mode === 'test') await ensureSeeded(deps, actor.accountId);
     await next();
   });
   v1.route('/notes', notesRoutes(deps));

@@ -1,8 +1,42 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import type { Db, Dialect } from './db/schema.ts';
+import type { SearchEngine, SearchReadiness } from './features/search/search-engine.ts';
+import { createLogger } from './lib/logger.ts';
 
-/** What routes, workers and the CLI share: built once in main.ts (or the test harness). */
+/** What one set of deps' searches remember: the engine, its readiness and short-lived statistics. */
+export interface SearchState {
+  /** The engine, initialised on first use (or by prepareSearch at start); dropped when initialising fails. */
+  engine?: Promise<SearchEngine>;
+  /** The engine once its initialisation has finished (what a caller that must not wait can use). */
+  settled?: SearchEngine;
+  /** Undefined when search was never prepared at start (tests, the CLI). */
+  readiness?: SearchReadiness;
+  /** Spaces whose processed notes are known to be indexed (`accountId:mode`). */
+  coveredSpaces: Set<string>;
+  /** Notes per space (`accountId:mode`), remembered for a few seconds. */
+  spaceSizes: Map<string, { n: number; at: number }>;
+  /** PostgreSQL planner statistics of notes.search_vector, re-read at most once a minute. */
+  lexemeStats?: { at: number; freqs: Promise<Map<string, number>> };
+}
+
+/** Deliveries created by the current fan-out burst since its last ANALYZE (PostgreSQL). */
+export interface FanOutState {
+  burstSize: number;
+}
+
+/** Test data spaces of this database: seeded ones (no query per request) and seeds in progress. */
+export interface SeedState {
+  seeded: Set<string>;
+  inFlight: Map<string, Promise<void>>;
+}
+
+/**
+ * What routes, services, workers and the CLI share, built once by createDeps: the database, the configuration,
+ * the logger, the worker's wake-up, and every collaborator that remembers something between calls. Nothing a
+ * request needs sits in module state (docs/architecture.md, "Where state lives").
+ */
 export interface Deps {
   db: Db;
   dialect: Dialect;
@@ -10,4 +44,43 @@ export interface Deps {
   logger: Logger;
   /** Wakes the in-process worker when a job is enqueued (no-op when the worker runs elsewhere). */
   wakeWorker: () => void;
+  search: SearchState;
+  fanOut: FanOutState;
+  seed: SeedState;
+  /** Closes what createDeps opened (the database unless it was given); idempotent. */
+  close(): Promise<void>;
+}
+
+export interface DepsOverrides {
+  /** An open database to use (not closed by close()); opened from config.database otherwise. */
+  database?: Pick<DatabaseHandle, 'db' | 'dialect'>;
+  /** Connections of a PostgreSQL pool opened here (default 10). */
+  poolSize?: number;
+  /** Made from config.logLevel otherwise. */
+  logger?: Logger;
+  /** A no-op otherwise (the worker runs elsewhere). */
+  wakeWorker?: () => void;
+}
+
+/** The one place Deps are built: the server, the worker, every CLI command and the tests' harness. */
+export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
+  const opened = overrides.database
+    ? undefined
+    : openDatabase(config.database, overrides.poolSize ? { poolSize: overrides.poolSize } : {});
+  const database = overrides.database ?? opened!;
+  let closing: Promise<void> | undefined;
+  return {
+    db: database.db,
+    dialect: database.dialect,
+    config,
+    logger: overrides.logger ?? createLogger(config.logLevel),
+    wakeWorker: overrides.wakeWorker ?? (() => {}),
+    search: { coveredSpaces: new Set(), spaceSizes: new Map() },
+    fanOut: { burstSize: 0 },
+    seed: { seeded: new Set(), inFlight: new Map() },
+    close() {
+      closing ??= opened ? opened.close() : Promise.resolve();
+      return closing;
+    },
+  };
 }

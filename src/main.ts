@@ -9,13 +9,12 @@ import { startBackgroundThread } from './cli/background-thread.ts';
 import { describeError, onShutdownSignal } from './cli/shutdown.ts';
 import type { BackgroundWorkers } from './cli/workers.ts';
 import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.ts';
-import { openDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
-import type { Deps } from './deps.ts';
+import { createDeps } from './deps.ts';
 import { bootstrapOwner, type FirstStart } from './features/accounts/bootstrap-owner.ts';
 import { closeProcessingPool, configureProcessingPool } from './features/processing/pool/processing-pool.ts';
 import {
-  closeSearchEngine,
+  closeLoadedEmbedders,
   prepareSearchInBackground,
   type SearchPreparation,
 } from './features/search/search-engine.ts';
@@ -72,23 +71,19 @@ export interface StartServerOptions {
  * Installs no signal handlers and never exits the process, so tests can run it in-process too.
  */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
-  const logger = options.logger ?? createLogger(config.logLevel);
-  const database = openDatabase(config.database);
-  configureProcessingPool(config.processing);
   let worker: BackgroundWorkers | undefined;
+  const deps = createDeps(config, {
+    ...(options.logger ? { logger: options.logger } : {}),
+    wakeWorker: () => worker?.wake(),
+  });
+  const { logger } = deps;
+  configureProcessingPool(config.processing);
   let server: HttpServer | undefined;
   let search: SearchPreparation | undefined;
   try {
-    const applied = await migrate(database.db, database.dialect);
+    const applied = await migrate(deps.db, deps.dialect);
     if (applied.length) logger.info({ migrations: applied }, 'applied database migrations');
 
-    const deps: Deps = {
-      db: database.db,
-      dialect: database.dialect,
-      config,
-      logger,
-      wakeWorker: () => worker?.wake(),
-    };
     const app = buildApp(deps);
     const listening = await listen(app.fetch, config);
     server = listening;
@@ -104,14 +99,14 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const port = (listening.address() as AddressInfo).port;
     const url = `http://${clientHost(config.host)}:${port}`;
     // Only once the port is bound: keys created by a start that then fails would never be printed.
-    const first = await bootstrapOwner(database.db, database.dialect);
+    const first = await bootstrapOwner(deps.db, deps.dialect);
 
     const runWorker = options.worker ?? config.worker.enabled;
     logger.info(
       {
         url,
-        dialect: database.dialect,
-        database: database.dialect === 'sqlite' ? config.database : undefined,
+        dialect: deps.dialect,
+        database: deps.dialect === 'sqlite' ? config.database : undefined,
         worker: runWorker,
       },
       'minutes listening',
@@ -134,9 +129,9 @@ export async function startServer(config: Config, options: StartServerOptions = 
         clearTimeout(drain);
         search?.stop();
         await worker?.stop();
-        await closeSearchEngine(deps);
+        await closeLoadedEmbedders();
         await closeProcessingPool();
-        await database.close();
+        await deps.close();
         logger.info('minutes stopped');
       })();
       return stopping;
@@ -147,7 +142,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     server?.close();
     server?.closeAllConnections();
     await worker?.stop().catch(() => {});
-    await database.close().catch(() => {});
+    await deps.close().catch(() => {});
     throw err;
   }
 }

@@ -2,10 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createScratchDatabase } from '../../src/db/scratch-database.ts';
-import type { Deps } from '../../src/deps.ts';
+import { createDeps } from '../../src/deps.ts';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
@@ -43,15 +42,17 @@ async function main() {
     LOG_LEVEL: 'silent',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
-  const database = openDatabase(config.database);
+  // The longest meetings exceed the default transcript limit; a failed job is not retried here.
+  const deps = createDeps(
+    {
+      ...config,
+      maxTranscriptBytes: config.maxTranscriptBytes * 4,
+      worker: { ...config.worker, maxAttempts: 1 },
+    },
+    { logger: createLogger('silent') },
+  );
+  const database = deps;
   await migrate(database.db, database.dialect);
-  const deps: Deps = {
-    db: database.db,
-    dialect: database.dialect,
-    config,
-    logger: createLogger('silent'),
-    wakeWorker: () => {},
-  };
   const account = await createAccount(database.db, { email: `bench-${Date.now()}@example.com` });
   const actor: Actor = { accountId: account.id, mode: 'live', scopes: new Set(SCOPES), keyId: 'bench' };
 
@@ -69,12 +70,10 @@ async function main() {
     const segments = toSegments(loadMeeting(name).turns);
     const words = segments.reduce((n, s) => n + s.text.split(/\s+/).filter(Boolean).length, 0);
     const t0 = performance.now();
-    const accepted = await createRecordingFromTranscript(
-      database.db,
-      actor,
-      { segments, created_at: new Date(Date.UTC(2026, 0, 1 + i)).toISOString() },
-      { maxTranscriptBytes: config.maxTranscriptBytes * 4, jobMaxAttempts: 1 },
-    );
+    const accepted = await createRecordingFromTranscript(deps, actor, {
+      segments,
+      created_at: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(),
+    });
     const t1 = performance.now();
     const ran = await runDueJobs(deps);
     const t2 = performance.now();

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, LATEST_PROTOCOL_VERSION, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/schema.ts';
+import { createDeps } from '../../src/deps.ts';
 import { reindexAll } from '../../src/features/search/index-note.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { seedNotes } from '../api/seed.ts';
@@ -231,13 +232,9 @@ async function prepareDatabase(dialect: Dialect, dataDir: string) {
   const seed = await seedNotes(database.db, NOTES);
   // Index every seeded note now, as `minutes reindex` would (searches index only a few missing notes on the spot).
   const config = loadConfig({ ...env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
-  const indexed = await reindexAll({
-    db: database.db,
-    dialect,
-    config,
-    logger: createLogger('warn'),
-    wakeWorker: () => {},
-  });
+  const indexed = await reindexAll(
+    createDeps(config, { database: { db: database.db, dialect }, logger: createLogger('warn') }),
+  );
   log(`${dialect}: search index of ${indexed.notes} notes built in ${indexed.seconds.toFixed(1)} s`);
   await database.close();
   return { env, seed, drop };

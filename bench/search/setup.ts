@@ -8,7 +8,7 @@ import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Database, Db, Dialect } from '../../src/db/schema.ts';
 import { createScratchDatabase } from '../../src/db/scratch-database.ts';
-import type { Deps } from '../../src/deps.ts';
+import { createDeps, type Deps } from '../../src/deps.ts';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import type { Actor } from '../../src/features/api-keys/scopes.ts';
 import { SCOPES } from '../../src/features/api-keys/scopes.ts';
@@ -69,13 +69,10 @@ export async function openBenchDatabase(dialect: Dialect): Promise<BenchDatabase
 /** Deps as main.ts builds them (worker off, logs silent unless BENCH_LOG_LEVEL is set). */
 export function benchDeps(database: BenchDatabase, env: Record<string, string> = {}): Deps {
   const config = loadConfig({ WORKER: 'false', RATE_LIMIT_PER_MINUTE: '0', ...env });
-  return {
-    db: database.db,
-    dialect: database.dialect,
-    config,
+  return createDeps(config, {
+    database,
     logger: createLogger((process.env.BENCH_LOG_LEVEL as 'info' | undefined) ?? 'silent'),
-    wakeWorker: () => {},
-  };
+  });
 }
 
 /** An account and a live actor with every scope. */

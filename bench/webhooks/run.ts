@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/schema.ts';
-import type { Deps } from '../../src/deps.ts';
+import { createDeps } from '../../src/deps.ts';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import { recordEvent } from '../../src/features/events/events.ts';
 import { startWebhookWorker } from '../../src/features/webhooks/webhook-worker.ts';
@@ -163,7 +163,7 @@ async function benchDialect(dialect: Dialect, receiver: Awaited<ReturnType<typeo
     }),
     database: database.database,
   };
-  const deps: Deps = { db: database.db, dialect, config, logger: createLogger('warn'), wakeWorker: () => {} };
+  const deps = createDeps(config, { database: { db: database.db, dialect }, logger: createLogger('warn') });
   try {
     const account = await createAccount(database.db, { email: `bench-${Date.now()}@example.com` });
     const space = { accountId: account.id, mode: 'live' as const };

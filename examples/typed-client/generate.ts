@@ -7,19 +7,19 @@ import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { createDeps } from '../../src/deps.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 
 export const TYPES_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'minutes-api.d.ts');
 
 /** The served document, from an app that needs no database to answer GET /v1/openapi.json. */
 export async function servedDocument(): Promise<Record<string, unknown>> {
-  const app = buildApp({
-    db: undefined as never,
-    dialect: 'sqlite',
-    config: loadConfig({}),
-    logger: createLogger('silent'),
-    wakeWorker: () => {},
-  });
+  const app = buildApp(
+    createDeps(loadConfig({}), {
+      database: { db: undefined as never, dialect: 'sqlite' },
+      logger: createLogger('silent'),
+    }),
+  );
   return (await (await app.request('/v1/openapi.json')).json()) as Record<string, unknown>;
 }
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Config } from '../config.ts';
-import { createAccount, resolveAccount } from '../features/accounts/accounts.service.ts';
-import { createSetupLink, setupUrl } from '../features/users/users.service.ts';
+import { resolveAccount } from '../features/accounts/accounts.service.ts';
+import { createAccountWithSetupLink, createSetupLink, setupUrl } from '../features/users/users.service.ts';
 import { print, printJson, withDatabase } from './context.ts';
 
 /** Where printed set-up links point: PUBLIC_URL, or this machine at PORT. */
@@ -23,11 +23,8 @@ export function registerAccountsCommands(program: Command): void {
     .option('--json', 'print the account (and its setup_url) as JSON')
     .action(async (opts: { email: string; name?: string; json?: boolean }) => {
       const { account, url } = await withDatabase(async ({ db, config }) => {
-        const created = await db.transaction().execute(async (trx) => {
-          const row = await createAccount(trx, { email: opts.email, name: opts.name });
-          return { row, link: await createSetupLink(trx, row.id) };
-        });
-        return { account: created.row, url: setupUrl(dashboardBaseUrl(config), created.link.token) };
+        const created = await createAccountWithSetupLink(db, { email: opts.email, name: opts.name });
+        return { account: created.account, url: setupUrl(dashboardBaseUrl(config), created.link.token) };
       });
       if (opts.json) printJson({ ...account, setup_url: url });
       else print(account.id, `Dashboard set-up link (one use, valid 24 h): ${url}`);

@@ -1,10 +1,8 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config.ts';
-import { openDatabase } from '../db/connect.ts';
-import type { Deps } from '../deps.ts';
+import { createDeps } from '../deps.ts';
 import { closeProcessingPool } from '../features/processing/pool/processing-pool.ts';
-import { closeSearchEngine } from '../features/search/search-engine.ts';
-import { createLogger } from '../lib/logger.ts';
+import { closeLoadedEmbedders } from '../features/search/search-engine.ts';
 import type { BackgroundThreadMessage, BackgroundThreadReply } from './background-thread.ts';
 import { type BackgroundWorkers, startBackgroundWorkers } from './workers.ts';
 
@@ -18,16 +16,8 @@ const port: MessagePort = parentPort;
 const { config } = workerData as { config: Config };
 const reply = (message: BackgroundThreadReply) => port.postMessage(message);
 
-const logger = createLogger(config.logLevel);
-const database = openDatabase(config.database);
 let workers: BackgroundWorkers | undefined;
-const deps: Deps = {
-  db: database.db,
-  dialect: database.dialect,
-  config,
-  logger,
-  wakeWorker: () => workers?.wake(),
-};
+const deps = createDeps(config, { wakeWorker: () => workers?.wake() });
 
 port.on('message', (message: BackgroundThreadMessage) => {
   if (message.type === 'wake') workers?.wake();
@@ -43,9 +33,9 @@ function stop(): Promise<void> {
       // A stop that comes while the loops start waits for them, then stops them.
       await starting.catch(() => {});
       await workers?.stop();
-      await closeSearchEngine(deps);
+      await closeLoadedEmbedders();
       await closeProcessingPool();
-      await database.close();
+      await deps.close();
     } finally {
       reply({ type: 'stopped' });
       // Ends this thread only (not the process), whatever handles are left (a sentence model still loading).
@@ -59,6 +49,6 @@ try {
   workers = await starting;
   reply({ type: 'started' });
 } catch (err) {
-  await database.close().catch(() => {});
+  await deps.close().catch(() => {});
   throw err;
 }

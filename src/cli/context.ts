@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import { type Config, loadConfig, settingSource } from '../config.ts';
-import { openDatabase } from '../db/connect.ts';
 import { migrate } from '../db/migrate.ts';
-import type { Db, Dialect } from '../db/schema.ts';
+import { createDeps, type Deps } from '../deps.ts';
 import { createLogger } from '../lib/logger.ts';
 
 /** A mistake in how a command was called; printed as one line, exit status 1. */
@@ -10,27 +9,28 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-export interface CommandContext {
-  config: Config;
-  db: Db;
-  dialect: Dialect;
-}
+/** What a command runs with: the deps of the configured database (no worker: wakeWorker is a no-op). */
+export type CommandContext = Deps;
 
 /**
  * Runs a command against the configured database (DATA_DIR / DATABASE_URL), migrated first so that a command
- * works on a fresh data directory, and closes it afterwards whatever happens.
+ * works on a fresh data directory, and closes it afterwards whatever happens. Logs go to stderr (cliLogger)
+ * unless another logger is given.
  */
-export async function withDatabase<T>(run: (ctx: CommandContext) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  run: (ctx: CommandContext) => Promise<T>,
+  options: { logger?: Logger } = {},
+): Promise<T> {
   const config = loadConfig();
-  const database = openDatabase(config.database, { poolSize: 2 });
+  const deps = createDeps(config, { poolSize: 2, logger: options.logger ?? cliLogger(config) });
   try {
-    const applied = await migrate(database.db, database.dialect);
+    const applied = await migrate(deps.db, deps.dialect);
     // The first migration ran: this command made a new database, which a running server (with another DATA_DIR
     // or DATABASE_URL) would not see. Say so, and where the settings came from, before anything else.
     if (applied.includes(1)) process.stderr.write(newDatabaseNotice(config));
-    return await run({ config, db: database.db, dialect: database.dialect });
+    return await run(deps);
   } finally {
-    await database.close();
+    await deps.close();
   }
 }
 

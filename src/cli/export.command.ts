@@ -2,7 +2,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
-import type { Db, Dialect, Mode } from '../db/schema.ts';
+import type { Mode } from '../db/schema.ts';
+import type { Deps } from '../deps.ts';
 import { resolveAccount } from '../features/accounts/accounts.service.ts';
 import { type Actor, SCOPES } from '../features/api-keys/scopes.ts';
 import { exportableNoteIds, exportNote } from '../features/notes/export/export.service.ts';
@@ -93,11 +94,7 @@ export function registerExportCommand(program: Command): void {
  * `YYYY-MM-DD Title.<ext>`. Two notes with the same name: the later one's file name ends with the end of its
  * id (`… (Rn6W2k).md`), so names are stable across runs. Returns the files written, in that order.
  */
-export async function exportNotes(
-  ctx: { db: Db; dialect: Dialect },
-  dir: string,
-  options: ExportOptions,
-): Promise<ExportedNote[]> {
+export async function exportNotes(ctx: Deps, dir: string, options: ExportOptions): Promise<ExportedNote[]> {
   const account = await resolveAccount(ctx.db, options.account);
   const actor: Actor = { accountId: account.id, mode: options.mode, scopes: new Set(SCOPES), keyId: 'cli' };
   const target = path.resolve(dir);

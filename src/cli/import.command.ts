@@ -6,8 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
-import type { Config } from '../config.ts';
-import type { Db, Dialect, Mode } from '../db/schema.ts';
+import type { Mode } from '../db/schema.ts';
+import type { Deps } from '../deps.ts';
 import { resolveAccount } from '../features/accounts/accounts.service.ts';
 import { type Actor, SCOPES } from '../features/api-keys/scopes.ts';
 import { CreateNoteBody, type CreateNoteInput } from '../features/notes/notes.schema.ts';
@@ -17,7 +17,6 @@ import {
   createRecordingFromTranscript,
   findRecordingByContent,
 } from '../features/recordings/recordings.service.ts';
-import { createAudioStorage } from '../features/storage/audio-storage.ts';
 import { createTempPath, PRIVATE_FILE_MODE, removeTempFile } from '../features/storage/temp-files.ts';
 import { zodIssueToError } from '../http/validation.ts';
 import { runDueJobs } from '../jobs/worker.ts';
@@ -87,14 +86,17 @@ export function registerImportCommand(program: Command): void {
           .map((t) => t.trim())
           .filter(Boolean);
         const bar = progressBar(files.length);
-        const results = await withDatabase((ctx) =>
-          importFiles(ctx, files, {
-            account: opts.account,
-            mode: opts.mode,
-            ...(tags?.length ? { tags } : {}),
-            process: opts.process,
-            onFile: (result, done) => bar.update(done, result),
-          }),
+        // The processing of imported notes logs nothing: the progress bar and the summary say what happened.
+        const results = await withDatabase(
+          (ctx) =>
+            importFiles(ctx, files, {
+              account: opts.account,
+              mode: opts.mode,
+              ...(tags?.length ? { tags } : {}),
+              process: opts.process,
+              onFile: (result, done) => bar.update(done, result),
+            }),
+          { logger: createLogger('silent') },
         ).finally(() => bar.stop());
         if (opts.json) printJson(results);
         else print(summarize(results));
@@ -141,7 +143,7 @@ function kindOf(file: string): 'audio' | 'transcript' | undefined {
  * that fails (not audio, not a transcript) is reported and the others go on.
  */
 export async function importFiles(
-  ctx: { config: Config; db: Db; dialect: Dialect },
+  ctx: Deps,
   files: readonly string[],
   options: ImportOptions,
 ): Promise<ImportOutcome[]> {
@@ -152,12 +154,11 @@ export async function importFiles(
     scopes: new Set(SCOPES),
     keyId: 'cli',
   };
-  const storage = createAudioStorage(ctx.config);
   const results: ImportOutcome[] = [];
   for (const file of files) {
     let result: ImportOutcome;
     try {
-      result = await importOne(ctx, storage, actor, file, options.tags);
+      result = await importOne(ctx, actor, file, options.tags);
     } catch (err) {
       if (!(err instanceof AppError || err instanceof ImportError)) throw err;
       result = { file, outcome: 'failed', error: err.message };
@@ -172,16 +173,11 @@ export async function importFiles(
 class ImportError extends Error {}
 
 async function importOne(
-  ctx: { config: Config; db: Db },
-  storage: ReturnType<typeof createAudioStorage>,
+  ctx: Deps,
   actor: Actor,
   file: string,
   tags: string[] | undefined,
 ): Promise<ImportOutcome> {
-  const limits = {
-    maxTranscriptBytes: ctx.config.maxTranscriptBytes,
-    jobMaxAttempts: ctx.config.worker.maxAttempts,
-  };
   const stat = await fsp.stat(file);
   // The file's modification time is the best guess of when it was recorded.
   const createdAt = stat.mtime.toISOString();
@@ -190,7 +186,7 @@ async function importOne(
       throw new ImportError(`larger than MAX_UPLOAD_BYTES (${ctx.config.maxUploadBytes} bytes)`);
     }
     const sha256 = await hashFile(file);
-    const existing = await findRecordingByContent(ctx.db, actor, sha256);
+    const existing = await findRecordingByContent(ctx, actor, sha256);
     if (existing?.note_id) return alreadyImported(file, existing.id, existing.note_id);
     // Copied under DATA_DIR, from where storage moves it: the original stays where it is.
     const temp = await createTempPath(ctx.config.dataDir);
@@ -200,12 +196,10 @@ async function importOne(
         fs.createWriteStream(temp, { flags: 'wx', flush: true, mode: PRIVATE_FILE_MODE }),
       );
       const accepted = await createRecordingFromAudio(
-        ctx.db,
-        storage,
+        ctx,
         actor,
         { path: temp, size: stat.size, sha256, filename: path.basename(file) },
         { created_at: createdAt, ...(tags ? { tags } : {}) },
-        limits,
       );
       return { file, outcome: 'imported', kind: 'audio', ...accepted };
     } finally {
@@ -217,14 +211,13 @@ async function importOne(
   }
   const bytes = await fsp.readFile(file);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const existing = await findRecordingByContent(ctx.db, actor, sha256);
+  const existing = await findRecordingByContent(ctx, actor, sha256);
   if (existing?.note_id) return alreadyImported(file, existing.id, existing.note_id);
   const input = transcriptInput(file, bytes.toString('utf8'));
   const accepted = await createRecordingFromTranscript(
-    ctx.db,
+    ctx,
     actor,
     { created_at: createdAt, ...input, ...(tags && !input.tags ? { tags } : {}) },
-    limits,
     { sha256 },
   );
   return { file, outcome: 'imported', kind: 'transcript', ...accepted };
@@ -282,20 +275,13 @@ function parseBody(body: unknown): CreateNoteInput {
 }
 
 /** Runs due processing jobs here until every imported note is ready or failed. */
-async function processImported(ctx: { config: Config; db: Db; dialect: Dialect }, results: ImportOutcome[]) {
+async function processImported(deps: Deps, results: ImportOutcome[]) {
   const noteIds = results.flatMap((r) => (r.outcome === 'imported' ? [r.note_id] : []));
   if (!noteIds.length) return;
-  const deps = {
-    db: ctx.db,
-    dialect: ctx.dialect,
-    config: ctx.config,
-    logger: createLogger('silent'),
-    wakeWorker: () => {},
-  };
   const bar = progressBar(noteIds.length, 'processing');
   try {
     for (;;) {
-      const pending = await ctx.db
+      const pending = await deps.db
         .selectFrom('notes')
         .select('id')
         .where('id', 'in', noteIds)
@@ -304,7 +290,7 @@ async function processImported(ctx: { config: Config; db: Db; dialect: Dialect }
       bar.update(noteIds.length - pending.length);
       if (!pending.length) return;
       // Nothing due (a retry waits for its backoff): look again shortly.
-      if ((await runDueJobs(deps)) === 0) await new Promise((r) => setTimeout(r, ctx.config.worker.pollMs));
+      if ((await runDueJobs(deps)) === 0) await new Promise((r) => setTimeout(r, deps.config.worker.pollMs));
     }
   } finally {
     bar.stop();

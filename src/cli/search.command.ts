@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { runModelsPullCommand, runReindexCommand } from '../features/search/search.commands.ts';
-import { cliLogger, print, printJson, withDatabase } from './context.ts';
+import { print, printJson, withDatabase } from './context.ts';
 
 /** `minutes reindex` and `minutes models pull`: the search index and the local embedding model. */
 export function registerSearchCommands(program: Command): void {
@@ -10,8 +10,7 @@ export function registerSearchCommands(program: Command): void {
     .description('rebuild the search index of every note with the configured embedder (EMBEDDER)')
     .option('--json', 'print {notes, chunks, seconds} as JSON')
     .action(async (opts: { json?: boolean }) => {
-      await withDatabase(async (ctx) => {
-        const deps = { ...ctx, logger: cliLogger(ctx.config), wakeWorker: () => {} };
+      await withDatabase(async (deps) => {
         const summary = await runReindexCommand(deps);
         if (opts.json) printJson(summary);
         else

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/connect.ts';
 import { MIGRATIONS, migrate } from '../db/migrate.ts';
-import type { Deps } from '../deps.ts';
-import { createLogger } from '../lib/logger.ts';
+import { createDeps } from '../deps.ts';
 import { print } from './context.ts';
 import { onShutdownSignal } from './shutdown.ts';
 import type { BackgroundWorkers } from './workers.ts';
@@ -33,9 +31,9 @@ export function registerServerCommands(program: Command): void {
     .description('apply pending database migrations and exit (serve and worker also do this at start)')
     .action(async () => {
       const config = loadConfig();
-      const database = openDatabase(config.database, { poolSize: 1 });
+      const deps = createDeps(config, { poolSize: 1 });
       try {
-        const applied = await migrate(database.db, database.dialect);
+        const applied = await migrate(deps.db, deps.dialect);
         const where =
           config.database.dialect === 'sqlite'
             ? `SQLite database ${config.database.file}`
@@ -47,41 +45,33 @@ export function registerServerCommands(program: Command): void {
           applied.length ? `Applied to the ${where}: ${names.join(', ')}.` : `The ${where} is up to date.`,
         );
       } finally {
-        await database.close();
+        await deps.close();
       }
     });
 }
 
 /** A worker process: opens and migrates the database, runs the job and delivery loops until SIGINT/SIGTERM. */
 async function runWorker(): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger(config.logLevel);
-  const database = openDatabase(config.database);
   let workers: BackgroundWorkers | undefined;
-  const deps: Deps = {
-    db: database.db,
-    dialect: database.dialect,
-    config,
-    logger,
-    wakeWorker: () => workers?.wake(),
-  };
+  const deps = createDeps(loadConfig(), { wakeWorker: () => workers?.wake() });
+  const { logger } = deps;
   try {
-    await migrate(database.db, database.dialect);
+    await migrate(deps.db, deps.dialect);
     // Loaded here so that other commands never load the job and delivery loops.
     const { startBackgroundWorkers } = await import('./workers.ts');
     workers = await startBackgroundWorkers(deps);
   } catch (err) {
-    await database.close().catch(() => {});
+    await deps.close().catch(() => {});
     throw err;
   }
   const running = workers;
   // The loops may run on unref'd timers; this keeps the process alive until it is told to stop.
   const keepAlive = setInterval(() => {}, 1 << 30);
-  logger.info({ dialect: database.dialect }, 'minutes worker started');
+  logger.info({ dialect: deps.dialect }, 'minutes worker started');
   onShutdownSignal(logger, async () => {
     clearInterval(keepAlive);
     await running.stop();
-    await database.close();
+    await deps.close();
     logger.info('minutes worker stopped');
   });
 }

@@ -2,8 +2,6 @@ import type { Logger } from 'pino';
 import type { Actor } from '../features/api-keys/scopes.ts';
 import type { SaveIdempotentResponse } from '../features/idempotency/idempotency.repo.ts';
 
-export type { Deps } from '../deps.ts';
-
 export interface AppEnv {
   Variables: {
     requestId: string;

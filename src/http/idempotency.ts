@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Db } from '../db/schema.ts';
+import type { Deps } from '../deps.ts';
 import {
   completeKey,
   type KeySpace,
@@ -10,7 +11,7 @@ import {
 } from '../features/idempotency/idempotency.repo.ts';
 import { AppError } from '../lib/errors.ts';
 import { nowIso, toIso } from '../lib/time.ts';
-import type { AppEnv, Deps } from './context.ts';
+import type { AppEnv } from './context.ts';
 import { JSON_CONTENT_TYPE } from './middleware.ts';
 
 /** A first request that never finished (its process died) stops blocking its key after this long. */

@@ -3,8 +3,9 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { routePath } from 'hono/route';
 import { sql } from 'kysely';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Deps } from '../deps.ts';
 import { AppError } from '../lib/errors.ts';
-import type { AppEnv, Deps } from './context.ts';
+import type { AppEnv } from './context.ts';
 import { errorResponse } from './errors.ts';
 
 /** Latency buckets (seconds): API answers are mostly milliseconds; uploads and searches can take seconds. */

@@ -1,10 +1,11 @@
 import type { MiddlewareHandler } from 'hono';
+import type { Deps } from '../deps.ts';
 import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import type { Scope } from '../features/api-keys/scopes.ts';
 import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { wellFormedDeep } from '../lib/text.ts';
-import type { AppEnv, Deps } from './context.ts';
+import type { AppEnv } from './context.ts';
 
 /** The Content-Type of every JSON response (docs/api.md, General). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

@@ -1,7 +1,8 @@
 import type { Context, Hono } from 'hono';
+import type { Deps } from '../deps.ts';
 import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import { AppError } from '../lib/errors.ts';
-import type { AppEnv, Deps } from './context.ts';
+import type { AppEnv } from './context.ts';
 import { errorResponse } from './errors.ts';
 
 const ROUTE_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);

@@ -1,7 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Deps } from '../deps.ts';
 import { documentMcp } from '../features/mcp/mcp.openapi.ts';
 import { documentWebhookEvents } from '../features/webhooks/webhooks.openapi.ts';
-import type { AppEnv, Deps } from './context.ts';
+import type { AppEnv } from './context.ts';
 
 /** Where the document is served; /docs renders it. */
 export const OPENAPI_PATH = '/v1/openapi.json';

@@ -1,9 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
 import { sql } from 'kysely';
 import type { Db } from '../db/schema.ts';
+import type { Deps } from '../deps.ts';
 import { AppError } from '../lib/errors.ts';
 import { toIso } from '../lib/time.ts';
-import type { AppEnv, Deps } from './context.ts';
+import type { AppEnv } from './context.ts';
 
 const WINDOW_MS = 60_000;
 

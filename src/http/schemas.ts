@@ -103,17 +103,3 @@ export const idempotencyErrors = {
   409: errorResponse('A request with this Idempotency-Key is still running.'),
   422: errorResponse('This Idempotency-Key was used with a different request.'),
 } as const;
-
-// The shared fields and examples moved to src/lib/schemas/ (services, MCP and the CLI should not import HTTP
-// modules); re-exported here so existing imports keep working until every caller imports them from there.
-export { EXAMPLE } from '../lib/schemas/examples.ts';
-export {
-  CalendarDate,
-  codePoints,
-  hasControlChars,
-  lineText,
-  MAX_PAGE,
-  Meta,
-  PageQuery,
-  rangeBound,
-} from '../lib/schemas/fields.ts';

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/features/api-keys/api-keys.service.ts';
 import { SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { createNote } from '../../src/features/notes/notes.service.ts';
-import { createOutboundPolicy } from '../../src/features/webhooks/outbound/guarded-request.ts';
 import { createWebhook } from '../../src/features/webhooks/webhooks.service.ts';
 import { webhooksDb } from '../../src/features/webhooks/webhooks.tables.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
@@ -56,13 +55,10 @@ describe.each(DIALECTS)('dashboard pages over the services (%s)', (dialect) => {
   it('revokes only the account’s own keys and manages only its own webhooks', async () => {
     const [a, b] = [await h.tenant(), await h.tenant()];
     const other = await createApiKey(h.db.db, { accountId: b.accountId, mode: 'live', name: 'B key' });
-    const hook = await createWebhook(
-      h.db.db,
-      actorOf(b),
-      { url: 'https://example.com/hook', events: ['note.created'] },
-      createOutboundPolicy({ allowPrivateTargets: false, allowHosts: [] }),
-      { dialect: h.deps.dialect, maxPerAccount: 20 },
-    );
+    const hook = await createWebhook(h.deps, actorOf(b), {
+      url: 'https://example.com/hook',
+      events: ['note.created'],
+    });
     const client = await signedIn(a);
     const keys = await client.get('/settings/keys');
     expect(keys.text).not.toContain('B key');

@@ -2,9 +2,9 @@ import { afterAll, beforeAll } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Dialect, Mode } from '../../src/db/schema.ts';
+import { createDeps, type Deps } from '../../src/deps.ts';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import { createApiKey, revokeApiKey } from '../../src/features/api-keys/api-keys.service.ts';
-import type { Deps } from '../../src/http/context.ts';
 import { randomBase62 } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createTestDatabase, type TestDatabase } from './dialects.ts';
@@ -56,13 +56,10 @@ export function useHarness(dialect: Dialect, env: Record<string, string> = {}): 
     h.db = await createTestDatabase(dialect);
     const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '0', WORKER: 'false', ...env });
     config.database = h.db.database;
-    h.deps = {
-      db: h.db.db,
-      dialect,
-      config,
+    h.deps = createDeps(config, {
+      database: { db: h.db.db, dialect },
       logger: createLogger(process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent'),
-      wakeWorker: () => {},
-    };
+    });
     h.app = buildApp(h.deps);
   }, 60_000);
   afterAll(async () => {

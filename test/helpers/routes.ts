@@ -1,5 +1,6 @@
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { createDeps } from '../../src/deps.ts';
 import { isScope, type Scope } from '../../src/features/api-keys/scopes.ts';
 import { randomBase62 } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -136,13 +137,12 @@ export function loadApiRoutes(): Promise<{ doc: OpenApiDocument; routes: ApiRout
   cached ??= (async () => {
     const db = await createTestDatabase('sqlite');
     try {
-      const app = buildApp({
-        db: db.db,
-        dialect: 'sqlite',
-        config: { ...loadConfig({ WORKER: 'false' }), database: db.database },
-        logger: createLogger('silent'),
-        wakeWorker: () => {},
-      });
+      const app = buildApp(
+        createDeps(
+          { ...loadConfig({ WORKER: 'false' }), database: db.database },
+          { database: { db: db.db, dialect: 'sqlite' }, logger: createLogger('silent') },
+        ),
+      );
       const doc = await fetchOpenApiDocument(app);
       return { doc, routes: routesFromDocument(doc) };
     } finally {

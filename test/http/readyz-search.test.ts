@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import type { Deps } from '../../src/deps.ts';
+import { createDeps } from '../../src/deps.ts';
 import { prepareSearchInBackground, searchReadiness } from '../../src/features/search/search-engine.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
@@ -47,14 +47,11 @@ async function slowEmbeddings() {
 function depsOf(h: Harness, env: Record<string, string> = {}) {
   const lines: { level: number; msg: string }[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-  const deps: Deps = {
-    ...h.deps,
-    config: {
-      ...loadConfig({ WORKER: 'false', RATE_LIMIT_PER_MINUTE: '0', ...env }),
-      database: h.deps.config.database,
-    },
-    logger,
+  const config = {
+    ...loadConfig({ WORKER: 'false', RATE_LIMIT_PER_MINUTE: '0', ...env }),
+    database: h.deps.config.database,
   };
+  const deps = createDeps(config, { database: h.deps, logger });
   return { deps, lines, app: buildApp(deps) };
 }
 

@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Database, Db, Dialect } from '../../src/db/schema.ts';
-import type { Deps } from '../../src/deps.ts';
+import { createDeps, type Deps } from '../../src/deps.ts';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { createNote } from '../../src/features/notes/notes.service.ts';
@@ -32,13 +32,8 @@ import { MEETINGS } from './search.fixtures.ts';
 function makeDeps(db: Db, dialect: Dialect, env: Record<string, string> = {}) {
   const lines: { level: number; msg: string; [k: string]: unknown }[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-  const deps: Deps = {
-    db,
-    dialect,
-    config: loadConfig({ WORKER: 'false', RATE_LIMIT_PER_MINUTE: '0', EMBEDDER: 'glove', ...env }),
-    logger,
-    wakeWorker: () => {},
-  };
+  const config = loadConfig({ WORKER: 'false', RATE_LIMIT_PER_MINUTE: '0', EMBEDDER: 'glove', ...env });
+  const deps = createDeps(config, { database: { db, dialect }, logger });
   return { deps, lines };
 }
 

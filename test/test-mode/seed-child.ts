@@ -5,19 +5,19 @@
  * Prints `ready`, waits for a line on stdin (the start signal), seeds, prints `done`.
  */
 import readline from 'node:readline';
-import type { Config } from '../../src/config.ts';
-import { openDatabase } from '../../src/db/connect.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { createDeps } from '../../src/deps.ts';
 import { ensureSeeded } from '../../src/features/test-mode/seed.service.ts';
 
 const database = JSON.parse(process.argv[2]!) as Config['database'];
 const accountId = process.argv[3]!;
-const handle = openDatabase(database, { poolSize: 2 });
+const handle = createDeps({ ...loadConfig({ LOG_LEVEL: 'silent' }), database }, { poolSize: 2 });
 const lines = readline.createInterface({ input: process.stdin });
 process.stdout.write('ready\n');
 await new Promise<void>((resolve) => lines.once('line', () => resolve()));
 lines.close();
 try {
-  await ensureSeeded(handle.db, accountId);
+  await ensureSeeded(handle, accountId);
   process.stdout.write('done\n');
 } finally {
   await handle.close();

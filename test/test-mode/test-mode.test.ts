@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/connect.ts';
 import type { Db, Mode } from '../../src/db/schema.ts';
+import { createDeps } from '../../src/deps.ts';
 import { buildSeedDataset } from '../../src/features/test-mode/seed.dataset.ts';
 import { ensureSeeded } from '../../src/features/test-mode/seed.service.ts';
 import type { ActionItemView } from '../action-items/factories.ts';
@@ -327,9 +327,9 @@ for (const dialect of DIALECTS) {
       const res = await h.request('DELETE', `/v1/notes/${data[0]!.id}`, { key: t.testKey });
       expect(res.status).toBe(200);
 
-      const other = openDatabase(h.db.database, { poolSize: 1 });
+      const other = createDeps(h.deps.config, { poolSize: 1, logger: h.deps.logger });
       try {
-        await ensureSeeded(other.db, t.accountId);
+        await ensureSeeded(other, t.accountId);
       } finally {
         await other.close();
       }

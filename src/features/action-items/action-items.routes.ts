@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv, Deps } from '../../http/context.ts';
+import type { Deps } from '../../deps.ts';
+import type { AppEnv } from '../../http/context.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import { bodyErrors, commonErrors, notFoundError, scopedRoute } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
@@ -36,7 +37,7 @@ export function actionItemsRoutes(deps: Deps) {
         responses: { 200: json(ActionItemList, 'A page of action items.'), ...commonErrors },
       }),
     ),
-    async (c) => c.json(await listActionItems(deps.db, c.get('actor'), c.req.valid('query')), 200),
+    async (c) => c.json(await listActionItems(deps, c.get('actor'), c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -64,10 +65,7 @@ export function actionItemsRoutes(deps: Deps) {
       }),
     ),
     async (c) =>
-      c.json(
-        await updateActionItem(deps.db, c.get('actor'), c.req.valid('param').id, c.req.valid('json')),
-        200,
-      ),
+      c.json(await updateActionItem(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json')), 200),
   );
 
   return app;

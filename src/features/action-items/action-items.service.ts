@@ -1,4 +1,4 @@
-import type { Db } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { notFound } from '../../lib/errors.ts';
 import { isId } from '../../lib/ids.ts';
 import { spaceOf } from '../../lib/space.ts';
@@ -13,7 +13,7 @@ import { type ActionItemView, toActionItem } from './action-items.view.ts';
  * status and optionally by note and assignee (exact name, case-insensitive).
  */
 export async function listActionItems(
-  db: Db,
+  deps: Deps,
   actor: Actor,
   input: ListActionItemsInput,
 ): Promise<{ data: ActionItemView[]; meta: { page: number; per_page: number; total: number } }> {
@@ -23,15 +23,22 @@ export async function listActionItems(
   };
   if (input.assignee !== undefined) {
     const wanted = input.assignee.toLowerCase();
-    filters.assignees = (await actionItemsRepo.distinctAssignees(db, spaceOf(actor))).filter(
+    filters.assignees = (await actionItemsRepo.distinctAssignees(deps.db, spaceOf(actor))).filter(
       (name) => name.toLowerCase() === wanted,
     );
   }
-  const { rows, total } = await actionItemsRepo.list(db, spaceOf(actor), filters, {
+  const { rows, total } = await actionItemsRepo.list(deps.db, spaceOf(actor), filters, {
     limit: input.per_page,
     offset: (input.page - 1) * input.per_page,
   });
   return { data: rows.map(toActionItem), meta: { page: input.page, per_page: input.per_page, total } };
+}
+
+/** The assignee names of the caller's action items, sorted. */
+export async function listAssignees(deps: Deps, actor: Actor): Promise<string[]> {
+  return (await actionItemsRepo.distinctAssignees(deps.db, spaceOf(actor))).sort((a, b) =>
+    a.localeCompare(b),
+  );
 }
 
 /**
@@ -40,14 +47,14 @@ export async function listActionItems(
  * `null` clears `due` or `assignee`. 404 for ids of other accounts or the other mode.
  */
 export async function updateActionItem(
-  db: Db,
+  deps: Deps,
   actor: Actor,
   id: string,
   input: UpdateActionItemInput,
 ): Promise<ActionItemView> {
   // A value that is not an action item id cannot exist; it is not looked up (NUL cannot reach PostgreSQL).
   const row = isId('actionItem', id)
-    ? await actionItemsRepo.update(db, spaceOf(actor), id, input, nowIso())
+    ? await actionItemsRepo.update(deps.db, spaceOf(actor), id, input, nowIso())
     : undefined;
   if (!row) throw notFound('action item', id);
   return toActionItem(row);

@@ -2,9 +2,9 @@ import type { Hono } from 'hono';
 import { actionItemsPage, type StatusFilter } from '../../../web/pages/action-items.pages.ts';
 import type { Deps } from '../../deps.ts';
 import { zodIssueToError } from '../../http/validation.ts';
-import { actionItemsRepo } from '../action-items/action-items.repo.ts';
 import { ListActionItemsQuery } from '../action-items/action-items.schema.ts';
-import { listActionItems } from '../action-items/action-items.service.ts';
+import { listActionItems, listAssignees } from '../action-items/action-items.service.ts';
+import { noteTitles } from '../notes/notes.service.ts';
 import type { Assets } from './assets.ts';
 import type { DashEnv } from './dashboard.env.ts';
 import { render, shellOf } from './respond.ts';
@@ -27,31 +27,17 @@ export function actionItemsRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets
       ...(assignee ? { assignee } : {}),
     });
     if (!parsed.success) throw zodIssueToError(parsed.error);
-    const space = { accountId: actor.accountId, mode: actor.mode };
     const [list, assignees] = await Promise.all([
-      listActionItems(deps.db, actor, parsed.data),
-      actionItemsRepo.distinctAssignees(deps.db, space),
+      listActionItems(deps, actor, parsed.data),
+      listAssignees(deps, actor),
     ]);
-    const noteIds = [...new Set(list.data.map((i) => i.note_id))];
-    const titles = new Map(
-      noteIds.length
-        ? (
-            await deps.db
-              .selectFrom('notes')
-              .select(['id', 'title'])
-              .where('account_id', '=', actor.accountId)
-              .where('mode', '=', actor.mode)
-              .where('id', 'in', noteIds)
-              .execute()
-          ).map((n) => [n.id, n.title])
-        : [],
-    );
+    const titles = await noteTitles(deps, actor, [...new Set(list.data.map((i) => i.note_id))]);
     return render(
       c,
       actionItemsPage(shellOf(c, assets.version), {
         status,
         ...(assignee ? { assignee } : {}),
-        assignees: assignees.sort((a, b) => a.localeCompare(b)),
+        assignees,
         page: pageNumber,
         total: list.meta.total,
         perPage: PER_PAGE,

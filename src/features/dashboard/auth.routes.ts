@@ -114,7 +114,7 @@ export function authRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void
   app.post('/mode', requireSession(deps), async (c) => {
     const form = await c.req.parseBody({ all: true });
     const mode = field(form, 'mode') === 'test' ? 'test' : 'live';
-    if (mode === 'test') await ensureSeeded(deps.db, c.get('session').account_id);
+    if (mode === 'test') await ensureSeeded(deps, c.get('session').account_id);
     await setSessionMode(deps.db, c.get('token'), mode);
     // A note or webhook of one data space does not exist in the other: go back to the list instead.
     const referer = c.req.header('referer');

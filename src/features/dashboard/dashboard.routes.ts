@@ -1,7 +1,8 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
-import type { AppEnv, Deps } from '../../http/context.ts';
+import type { Deps } from '../../deps.ts';
+import type { AppEnv } from '../../http/context.ts';
 import { actionItemsRoutes } from './action-items.routes.ts';
 import { loadAssets } from './assets.ts';
 import { authRoutes } from './auth.routes.ts';

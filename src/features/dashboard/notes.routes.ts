@@ -14,7 +14,6 @@ import { audioResponseHeaders } from '../recordings/audio-headers.ts';
 import { getRecording, readRecordingAudio } from '../recordings/recordings.service.ts';
 import { SearchBody } from '../search/search.schema.ts';
 import { searchNotes } from '../search/search.service.ts';
-import { createAudioStorage } from '../storage/audio-storage.ts';
 import type { Assets } from './assets.ts';
 import type { DashEnv } from './dashboard.env.ts';
 import { act, field, keepFlash, localPath, render, shellOf, statusOf } from './respond.ts';
@@ -26,8 +25,6 @@ export const NOTES_PER_PAGE = 20;
  * status.
  */
 export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void {
-  const storage = createAudioStorage(deps.config);
-
   app.get('/', async (c) => {
     const q = c.req.query('q')?.trim() || undefined;
     const tag = c.req.query('tag')?.trim() || undefined;
@@ -64,7 +61,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
         ...(to ? { to } : {}),
       });
       if (!parsed.success) throw zodIssueToError(parsed.error);
-      const list = await listNotes(deps.db, deps.dialect, actor, parsed.data);
+      const list = await listNotes(deps, actor, parsed.data);
       return render(
         c,
         notesPage(shell, {
@@ -81,9 +78,9 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
   app.get('/notes/:id', async (c) => {
     try {
       const actor = c.get('actor');
-      const note = await getNote(deps.db, actor, c.req.param('id'), { segments: true });
+      const note = await getNote(deps, actor, c.req.param('id'), { segments: true });
       // A recording made from a transcript has no audio to play.
-      const recording = note.recording_id ? await getRecording(deps.db, actor, note.recording_id) : undefined;
+      const recording = note.recording_id ? await getRecording(deps, actor, note.recording_id) : undefined;
       const hasAudio = !!recording?.content_type.startsWith('audio/');
       return render(c, notePage(shellOf(c, assets.version), note, { hasAudio }));
     } catch (err) {
@@ -95,7 +92,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
 
   /** What the page polls while a note is processing. */
   app.get('/notes/:id/status', async (c) => {
-    const note = await getNote(deps.db, c.get('actor'), c.req.param('id')).catch(() => undefined);
+    const note = await getNote(deps, c.get('actor'), c.req.param('id')).catch(() => undefined);
     if (!note) return c.json({ status: 'deleted' }, 404);
     return c.json({
       status: note.status,
@@ -105,11 +102,11 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
 
   app.get('/notes/:id/audio', async (c) => {
     const actor = c.get('actor');
-    const note = await getNote(deps.db, actor, c.req.param('id')).catch(() => undefined);
+    const note = await getNote(deps, actor, c.req.param('id')).catch(() => undefined);
     if (!note?.recording_id) return c.text('No recording.', 404);
     let audio: Awaited<ReturnType<typeof readRecordingAudio>>;
     try {
-      audio = await readRecordingAudio(deps.db, storage, actor, note.recording_id, {
+      audio = await readRecordingAudio(deps, actor, note.recording_id, {
         range: c.req.header('range'),
         ifRange: c.req.header('if-range'),
       });
@@ -179,7 +176,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
           : { status: field(form, 'status') };
       const parsed = UpdateActionItemBody.safeParse(input);
       if (!parsed.success) throw zodIssueToError(parsed.error);
-      await updateActionItem(deps.db, c.get('actor'), c.req.param('id'), parsed.data);
+      await updateActionItem(deps, c.get('actor'), c.req.param('id'), parsed.data);
       return field(form, 'edit') === '1' ? { ok: 'Action item saved.' } : undefined;
     });
   });

@@ -12,7 +12,6 @@ import {
   createRecordingFromTranscript,
   parseUploadFields,
 } from '../recordings/recordings.service.ts';
-import { createAudioStorage } from '../storage/audio-storage.ts';
 import { removeTempFile } from '../storage/temp-files.ts';
 import type { Assets } from './assets.ts';
 import type { DashEnv } from './dashboard.env.ts';
@@ -47,7 +46,6 @@ function transcriptInput(name: string, text: string): Record<string, unknown> {
 
 /** Upload: an audio file, a transcript file or pasted text becomes a note, processed like any other. */
 export function uploadRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void {
-  const storage = createAudioStorage(deps.config);
   const maxUploadMb = Math.floor(deps.config.maxUploadBytes / 1_048_576);
 
   app.get('/upload', (c) => render(c, uploadPage(shellOf(c, assets.version), { maxUploadMb })));
@@ -83,24 +81,13 @@ export function uploadRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): vo
         .filter(Boolean);
       const file = upload.file && upload.file.size > 0 ? upload.file : undefined;
       const actor = c.get('actor');
-      const limits = {
-        maxTranscriptBytes: deps.config.maxTranscriptBytes,
-        jobMaxAttempts: deps.config.worker.maxAttempts,
-      };
       let accepted: { note_id: string };
       if (file && !isTranscriptFile(file)) {
         const fields: [string, string][] = [
           ...(title ? [['title', title] as [string, string]] : []),
           ...tags.map((t) => ['tags', t] as [string, string]),
         ];
-        accepted = await createRecordingFromAudio(
-          deps.db,
-          storage,
-          actor,
-          file,
-          parseUploadFields(fields),
-          limits,
-        );
+        accepted = await createRecordingFromAudio(deps, actor, file, parseUploadFields(fields));
       } else {
         let input: Record<string, unknown>;
         if (file) {
@@ -120,9 +107,8 @@ export function uploadRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): vo
         if (tags.length) input.tags = tags;
         const parsed = CreateNoteBody.safeParse(input);
         if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: input });
-        accepted = await createRecordingFromTranscript(deps.db, actor, parsed.data, limits);
+        accepted = await createRecordingFromTranscript(deps, actor, parsed.data);
       }
-      deps.wakeWorker();
       return c.redirect(`/notes/${accepted.note_id}`, 303);
     } catch (err) {
       if (err instanceof AppError) return failed(err);

@@ -4,7 +4,6 @@ import type { Deps } from '../../deps.ts';
 import { zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
 import { EVENT_TYPES } from '../events/events.ts';
-import { createOutboundPolicy } from '../webhooks/outbound/guarded-request.ts';
 import { sendTestEvent } from '../webhooks/webhook-extras.service.ts';
 import { CreateWebhookBody, ListDeliveriesQuery } from '../webhooks/webhooks.schema.ts';
 import {
@@ -26,13 +25,8 @@ import { setFlash } from './session.ts';
  * Redeliver.
  */
 export function webhooksRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void {
-  const policy = createOutboundPolicy({
-    allowPrivateTargets: deps.config.webhooks.allowPrivateTargets,
-    allowHosts: deps.config.webhookDelivery.allowHosts,
-  });
-
   app.get('/settings/webhooks', async (c) => {
-    const { data } = await listWebhooks(deps.db, c.get('actor'));
+    const { data } = await listWebhooks(deps, c.get('actor'));
     return render(c, webhooksPage(shellOf(c, assets.version), { webhooks: data, eventTypes: EVENT_TYPES }));
   });
 
@@ -48,14 +42,11 @@ export function webhooksRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): 
     try {
       const parsed = CreateWebhookBody.safeParse(input);
       if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: input });
-      await createWebhook(deps.db, actor, parsed.data, policy, {
-        dialect: deps.dialect,
-        maxPerAccount: deps.config.webhooks.maxPerAccount,
-      });
+      await createWebhook(deps, actor, parsed.data);
       return c.redirect('/settings/webhooks', 303);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      const { data } = await listWebhooks(deps.db, actor);
+      const { data } = await listWebhooks(deps, actor);
       return render(
         c,
         webhooksPage(shellOf(c, assets.version), {
@@ -72,9 +63,9 @@ export function webhooksRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): 
   app.get('/settings/webhooks/:id', async (c) => {
     const actor = c.get('actor');
     try {
-      const webhook = await getWebhook(deps.db, actor, c.req.param('id'));
+      const webhook = await getWebhook(deps, actor, c.req.param('id'));
       const query = ListDeliveriesQuery.parse({ page: '1', per_page: '50' });
-      const deliveries = await listDeliveries(deps.db, actor, webhook.id, query);
+      const deliveries = await listDeliveries(deps, actor, webhook.id, query);
       return render(
         c,
         webhookPage(shellOf(c, assets.version), {
@@ -99,7 +90,7 @@ export function webhooksRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): 
         ? `/settings/webhooks/${id}`
         : '/settings/webhooks';
     return act(c, back, async () => {
-      await updateWebhook(deps.db, c.get('actor'), id, { active }, policy);
+      await updateWebhook(deps, c.get('actor'), id, { active });
       return {
         ok: active
           ? 'The webhook is active.'
@@ -110,7 +101,7 @@ export function webhooksRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): 
 
   app.post('/settings/webhooks/:id/delete', async (c) =>
     act(c, `/settings/webhooks/${c.req.param('id')}`, async () => {
-      await deleteWebhook(deps.db, c.get('actor'), c.req.param('id'));
+      await deleteWebhook(deps, c.get('actor'), c.req.param('id'));
       return { to: '/settings/webhooks', ok: 'The webhook was deleted.' };
     }),
   );
@@ -118,9 +109,7 @@ export function webhooksRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): 
   app.post('/settings/webhooks/:id/deliveries/:delivery/redeliver', async (c) => {
     const id = c.req.param('id');
     return act(c, `/settings/webhooks/${id}`, async () => {
-      await redeliverDelivery(deps.db, c.get('actor'), id, c.req.param('delivery'), {
-        wake: deps.wakeWorker,
-      });
+      await redeliverDelivery(deps, c.get('actor'), id, c.req.param('delivery'));
       return { ok: 'Redelivery queued: it appears at the top of the list.' };
     });
   });

@@ -9,7 +9,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import type { AppEnv, Deps } from '../../http/context.ts';
+import type { Deps } from '../../deps.ts';
+import type { AppEnv } from '../../http/context.ts';
 import { authenticate } from '../../http/middleware.ts';
 import { chargeRateLimit } from '../../http/rate-limit.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -141,7 +142,7 @@ export function mcpRoutes(deps: Deps) {
   });
   app.use('*', async (c, next) => {
     const actor = c.get('actor');
-    if (actor.mode === 'test') await ensureSeeded(deps.db, actor.accountId);
+    if (actor.mode === 'test') await ensureSeeded(deps, actor.accountId);
     await next();
   });
 

@@ -106,7 +106,7 @@ function registerNoteResource(server: McpServer, ctx: ToolContext) {
       list: async () => {
         if (!readable()) return { resources: [] };
         const query = parseOrThrow(ListNotesQuery, { per_page: String(LISTED_NOTES) });
-        const page = await listNotes(deps.db, deps.dialect, actor, query).catch((err: unknown) => {
+        const page = await listNotes(deps, actor, query).catch((err: unknown) => {
           throw internalError(ctx, err, 'mcp resource list failed');
         });
         return {
@@ -135,7 +135,7 @@ function registerNoteResource(server: McpServer, ctx: ToolContext) {
       }
       let text: string;
       try {
-        text = JSON.stringify(await getNote(deps.db, actor, id));
+        text = JSON.stringify(await getNote(deps, actor, id));
       } catch (err) {
         if (err instanceof AppError && err.code === 'resource_not_found') {
           throw new ResourceNotFoundError(

@@ -77,6 +77,19 @@ const countAll = (db: Db, space: Space) =>
     .executeTakeFirst();
 
 export const notesRepo = {
+  /** Titles of the space's notes among these ids. */
+  async titles(db: Db, space: Space, ids: readonly string[]): Promise<Map<string, string>> {
+    if (!ids.length) return new Map();
+    const rows = await db
+      .selectFrom('notes')
+      .select(['id', 'title'])
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .where('id', 'in', ids)
+      .execute();
+    return new Map(rows.map((n) => [n.id, n.title]));
+  },
+
   async list(
     db: Db,
     dialect: Dialect,

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv, Deps } from '../../http/context.ts';
+import type { Deps } from '../../deps.ts';
+import type { AppEnv } from '../../http/context.ts';
 import { idempotent, idempotentResponse } from '../../http/idempotency.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import {
@@ -53,7 +54,7 @@ export function notesRoutes(deps: Deps) {
         },
       }),
     ),
-    async (c) => c.json(await listNotes(deps.db, deps.dialect, c.get('actor'), c.req.valid('query')), 200),
+    async (c) => c.json(await listNotes(deps, c.get('actor'), c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -105,7 +106,7 @@ export function notesRoutes(deps: Deps) {
     async (c) => {
       const include = c.req.valid('query').include ?? '';
       return c.json(
-        await getNote(deps.db, c.get('actor'), c.req.valid('param').id, {
+        await getNote(deps, c.get('actor'), c.req.valid('param').id, {
           segments: include.includes('segments'),
         }),
         200,

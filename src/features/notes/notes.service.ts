@@ -1,4 +1,4 @@
-import type { Db, Dialect, NotesTable } from '../../db/schema.ts';
+import type { Db, NotesTable } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
@@ -23,10 +23,10 @@ function findNote(db: Db, actor: Actor, id: string) {
 }
 
 /** Lists the caller's notes, newest first, with the total number of matches. */
-export async function listNotes(db: Db, dialect: Dialect, actor: Actor, input: ListNotesInput) {
+export async function listNotes(deps: Deps, actor: Actor, input: ListNotesInput) {
   const { rows, total } = await notesRepo.list(
-    db,
-    dialect,
+    deps.db,
+    deps.dialect,
     spaceOf(actor),
     { q: input.q, from: input.from, to: input.to, tag: input.tag },
     { limit: input.per_page, offset: (input.page - 1) * input.per_page },
@@ -34,11 +34,21 @@ export async function listNotes(db: Db, dialect: Dialect, actor: Actor, input: L
   return { data: rows.map(toNoteListItem), meta: { page: input.page, per_page: input.per_page, total } };
 }
 
+/** Titles of the caller's notes among these ids (ids of other spaces are left out). */
+export function noteTitles(deps: Deps, actor: Actor, ids: readonly string[]): Promise<Map<string, string>> {
+  return notesRepo.titles(deps.db, spaceOf(actor), ids);
+}
+
 /** One note in detail form; 404 for ids of other accounts or the other mode. */
-export async function getNote(db: Db, actor: Actor, id: string, options: { segments?: boolean } = {}) {
+export function getNote(deps: Deps, actor: Actor, id: string, options: { segments?: boolean } = {}) {
+  return noteDetail(deps.db, actor, id, options.segments ?? false);
+}
+
+/** getNote on a database handle or inside a transaction. */
+async function noteDetail(db: Db, actor: Actor, id: string, withSegments: boolean) {
   const note = await findNote(db, actor, id);
   if (!note) throw notFound('note', id);
-  return toNoteDetail(note, await loadParts(db, id, options.segments ?? false), options.segments ?? false);
+  return toNoteDetail(note, await loadParts(db, id, withSegments), withSegments);
 }
 
 async function loadParts(db: Db, noteId: string, withSegments: boolean) {
@@ -144,7 +154,7 @@ export async function createNote(
     await notesRepo.replaceTags(trx, s, note.id, tags);
     await recordEvent(trx, s, 'note.created', toNoteListItem({ ...note, highlight_count: 0 }));
     await enqueueProcessing(trx, s, note.id, deps.config.worker.maxAttempts);
-    const created = await getNote(trx, actor, note.id);
+    const created = await noteDetail(trx, actor, note.id, false);
     await options.idempotency?.(trx, note.id, created);
     return created;
   });

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { EXAMPLE, lineText } from '../../http/schemas.ts';
+import { EXAMPLE } from '../../lib/schemas/examples.ts';
+import { lineText } from '../../lib/schemas/fields.ts';
 import { Speaker } from './notes.schema.ts';
 
 /** Display names: 1–100 code points after trimming (API.md), one line. */

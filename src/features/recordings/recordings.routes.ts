@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv, Deps } from '../../http/context.ts';
+import type { Deps } from '../../deps.ts';
+import type { AppEnv } from '../../http/context.ts';
 import { idempotent, idempotentResponse } from '../../http/idempotency.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import {
   commonErrors,
   ErrorBody,
-  EXAMPLE,
   IdempotencyHeaders,
   idempotencyErrors,
   notFoundError,
@@ -15,8 +15,8 @@ import {
 } from '../../http/schemas.ts';
 import { validationHook, zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
+import { EXAMPLE } from '../../lib/schemas/examples.ts';
 import { CreateNoteBody } from '../notes/notes.schema.ts';
-import { createAudioStorage } from '../storage/audio-storage.ts';
 import { removeTempFile } from '../storage/temp-files.ts';
 import { audioResponseHeaders } from './audio-headers.ts';
 import { isMultipart, type MultipartUpload, receiveMultipart } from './multipart-upload.ts';
@@ -94,7 +94,6 @@ async function fingerprintBody(c: Context<AppEnv>): Promise<unknown> {
 /** /v1/recordings: ingest (audio upload or transcript), list, get, download the audio. */
 export function recordingsRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const storage = createAudioStorage(deps.config);
   const transcriptBodyLimit = Math.max(deps.config.maxBodyBytes, deps.config.maxTranscriptBytes * 2 + 65_536);
 
   // Documented here, served by app.post below: the multipart body is streamed, so no validator may buffer it.
@@ -148,32 +147,17 @@ export function recordingsRoutes(deps: Deps) {
           param: 'file',
         });
       }
-      accepted = await createRecordingFromAudio(
-        deps.db,
-        storage,
-        actor,
-        upload.file,
-        fields,
-        { jobMaxAttempts: deps.config.worker.maxAttempts },
-        { idempotency: idempotentResponse(c, 202) },
-      );
+      accepted = await createRecordingFromAudio(deps, actor, upload.file, fields, {
+        idempotency: idempotentResponse(c, 202),
+      });
     } else {
       const body: unknown = await c.req.json();
       const parsed = CreateNoteBody.safeParse(body);
       if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: body });
-      accepted = await createRecordingFromTranscript(
-        deps.db,
-        actor,
-        parsed.data,
-        {
-          maxTranscriptBytes: deps.config.maxTranscriptBytes,
-          jobMaxAttempts: deps.config.worker.maxAttempts,
-        },
-        { idempotency: idempotentResponse(c, 202) },
-      );
+      accepted = await createRecordingFromTranscript(deps, actor, parsed.data, {
+        idempotency: idempotentResponse(c, 202),
+      });
     }
-    // The job is committed: let an in-process worker start on it now rather than at its next poll.
-    deps.wakeWorker();
     return c.json(accepted, 202);
   });
 
@@ -190,7 +174,7 @@ export function recordingsRoutes(deps: Deps) {
         responses: { 200: json(RecordingList, 'A page of recordings.'), ...commonErrors },
       }),
     ),
-    async (c) => c.json(await listRecordings(deps.db, c.get('actor'), c.req.valid('query')), 200),
+    async (c) => c.json(await listRecordings(deps, c.get('actor'), c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -206,7 +190,7 @@ export function recordingsRoutes(deps: Deps) {
         responses: { 200: json(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
       }),
     ),
-    async (c) => c.json(await getRecording(deps.db, c.get('actor'), c.req.valid('param').id), 200),
+    async (c) => c.json(await getRecording(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
 
   const audioContent = {
@@ -265,7 +249,7 @@ export function recordingsRoutes(deps: Deps) {
       }),
     ),
     async (c) => {
-      const audio = await readRecordingAudio(deps.db, storage, c.get('actor'), c.req.valid('param').id, {
+      const audio = await readRecordingAudio(deps, c.get('actor'), c.req.valid('param').id, {
         range: c.req.header('range'),
         ifRange: c.req.header('if-range'),
       });

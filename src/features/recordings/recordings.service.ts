@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { Db, NotesTable, RecordingsTable } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { zodIssueToError } from '../../http/validation.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
@@ -23,7 +24,7 @@ import {
   transcriptBytes,
   transcriptContentType,
 } from '../processing/store-transcript.ts';
-import { type AudioStorage, audioKey } from '../storage/audio-storage.ts';
+import { audioKey, createAudioStorage } from '../storage/audio-storage.ts';
 import { parseRange } from './byte-range.ts';
 import type { UploadedFile } from './multipart-upload.ts';
 import { probeAudio } from './probe-audio.ts';
@@ -36,11 +37,6 @@ export interface RecordingAccepted {
   recording_id: string;
   note_id: string;
   status: 'processing';
-}
-
-export interface IngestLimits {
-  maxTranscriptBytes: number;
-  jobMaxAttempts: number;
 }
 
 /** The optional fields of an audio upload. */
@@ -107,13 +103,12 @@ export function parseUploadFields(fields: readonly [string, string][]): AudioFie
  * in one transaction. The recording has no audio; its content type says which transcript format it was.
  */
 export async function createRecordingFromTranscript(
-  db: Db,
+  deps: Deps,
   actor: Actor,
   input: CreateNoteInput,
-  limits: IngestLimits,
   source: { sha256?: string; idempotency?: SaveIdempotentResponse | undefined } = {},
 ): Promise<RecordingAccepted> {
-  const segments = await segmentsOfInput(input, limits.maxTranscriptBytes);
+  const segments = await segmentsOfInput(input, deps.config.maxTranscriptBytes);
   const bytes = transcriptBytes(input);
   const createdAt = input.created_at ?? nowIso();
   const recording = recordingRow(actor, {
@@ -133,17 +128,19 @@ export async function createRecordingFromTranscript(
     durationSeconds: recording.duration_seconds ?? 0,
   });
   const accepted: RecordingAccepted = { recording_id: recording.id, note_id: note.id, status: 'processing' };
-  await db.transaction().execute(async (trx) => {
+  await deps.db.transaction().execute(async (trx) => {
     await insertIngest(trx, actor, {
       note,
       recording,
       segments,
       speakerNames: new Map((input.speakers ?? []).map((s) => [s.label, s.name])),
-      jobMaxAttempts: limits.jobMaxAttempts,
+      jobMaxAttempts: deps.config.worker.maxAttempts,
     });
     // Keyed by the note: deleting it deletes the recording too, and redacts this answer.
     await source.idempotency?.(trx, note.id, accepted);
   });
+  // The job is committed: let an in-process worker start on it now rather than at its next poll.
+  deps.wakeWorker();
   return accepted;
 }
 
@@ -154,14 +151,13 @@ export async function createRecordingFromTranscript(
  * transaction. If that transaction fails the stored file is removed again: nothing is half-stored.
  */
 export async function createRecordingFromAudio(
-  db: Db,
-  storage: AudioStorage,
+  deps: Deps,
   actor: Actor,
   file: UploadedFile,
   fields: AudioFields,
-  limits: Pick<IngestLimits, 'jobMaxAttempts'>,
   options: { idempotency?: SaveIdempotentResponse | undefined } = {},
 ): Promise<RecordingAccepted> {
+  const storage = createAudioStorage(deps.config);
   const audio = await probeAudio(file.path);
   const id = newId('recording');
   const key = audioKey(spaceOf(actor), id, audio.extension);
@@ -185,13 +181,13 @@ export async function createRecordingFromAudio(
   const accepted: RecordingAccepted = { recording_id: recording.id, note_id: note.id, status: 'processing' };
   await storage.put(key, file.path);
   try {
-    await db.transaction().execute(async (trx) => {
+    await deps.db.transaction().execute(async (trx) => {
       await insertIngest(trx, actor, {
         note,
         recording,
         segments: [],
         speakerNames: new Map(),
-        jobMaxAttempts: limits.jobMaxAttempts,
+        jobMaxAttempts: deps.config.worker.maxAttempts,
       });
       await options.idempotency?.(trx, note.id, accepted);
     });
@@ -199,13 +195,14 @@ export async function createRecordingFromAudio(
     await storage.delete(key).catch(() => {});
     throw err;
   }
+  deps.wakeWorker();
   return accepted;
 }
 
 /** Lists the caller's recordings, newest first, with the total number of matches. */
-export async function listRecordings(db: Db, actor: Actor, input: ListRecordingsInput) {
+export async function listRecordings(deps: Deps, actor: Actor, input: ListRecordingsInput) {
   const { rows, total } = await recordingsRepo.list(
-    db,
+    deps.db,
     spaceOf(actor),
     { from: input.from, to: input.to },
     { limit: input.per_page, offset: (input.page - 1) * input.per_page },
@@ -220,8 +217,8 @@ async function findRecording(db: Db, actor: Actor, id: string) {
 }
 
 /** One recording; 404 for ids of other accounts or the other mode. */
-export async function getRecording(db: Db, actor: Actor, id: string) {
-  return toRecording(await findRecording(db, actor, id));
+export async function getRecording(deps: Deps, actor: Actor, id: string) {
+  return toRecording(await findRecording(deps.db, actor, id));
 }
 
 /** What GET /v1/recordings/:id/audio sends. */
@@ -246,13 +243,13 @@ export type AudioResponse =
  * another version). 404 when the recording does not exist or was made from a transcript (it has no audio).
  */
 export async function readRecordingAudio(
-  db: Db,
-  storage: AudioStorage,
+  deps: Deps,
   actor: Actor,
   id: string,
   headers: { range?: string; ifRange?: string },
 ): Promise<AudioResponse> {
-  const row = await findRecording(db, actor, id);
+  const storage = createAudioStorage(deps.config);
+  const row = await findRecording(deps.db, actor, id);
   if (!row.storage_key) {
     throw new AppError(
       'resource_not_found',
@@ -284,8 +281,8 @@ export async function readRecordingAudio(
 }
 
 /** The recording already holding exactly these bytes in the caller's space (imports skip those). */
-export function findRecordingByContent(db: Db, actor: Actor, sha256: string) {
-  return recordingsRepo.findByContent(db, spaceOf(actor), sha256);
+export function findRecordingByContent(deps: Deps, actor: Actor, sha256: string) {
+  return recordingsRepo.findByContent(deps.db, spaceOf(actor), sha256);
 }
 
 function recordingRow(

@@ -240,8 +240,6 @@ export async function refreshNoteIndex(deps: Deps, space: Space, noteId: string)
   }
 }
 
-/** Spaces whose processed notes are known to be indexed, per deps (checked once per process). */
-const coveredSpaces = new WeakMap<Deps, Set<string>>();
 /** Notes indexed on the spot by one search; more than this waits for `minutes reindex`. */
 const CATCH_UP_LIMIT = 200;
 
@@ -250,11 +248,8 @@ const CATCH_UP_LIMIT = 200;
  * space (written without the processing pipeline) and notes processed before search existed.
  */
 export async function ensureSpaceIndexed(deps: Deps, space: Space): Promise<void> {
-  let covered = coveredSpaces.get(deps);
-  if (!covered) {
-    covered = new Set();
-    coveredSpaces.set(deps, covered);
-  }
+  // Spaces whose processed notes are known to be indexed: checked once per deps.
+  const covered = deps.search.coveredSpaces;
   const key = `${space.accountId}:${space.mode}`;
   if (covered.has(key)) return;
   const missing = await searchRepo.unindexedNotes(deps.db, space, CATCH_UP_LIMIT + 1);

@@ -35,6 +35,24 @@ const gloveEmbedders = new Map<string, Promise<BuiltinEmbedder>>();
 /** Sentence models by folder and precision: loaded once per process, shared by every engine. */
 const miniLmEmbedders = new Map<string, Promise<MiniLmEmbedder>>();
 
+/**
+ * Closes the sentence models this thread loaded, waiting for one still loading (a model thread stopped in the
+ * middle of loading, or torn down at exit, can abort the process), and forgets them: a later use loads again.
+ * For a server or a thread that stops.
+ */
+export async function closeLoadedEmbedders(): Promise<void> {
+  const loaded = [...miniLmEmbedders.values()];
+  miniLmEmbedders.clear();
+  await Promise.all(
+    loaded.map((pending) =>
+      pending.then(
+        (embedder) => embedder.close(),
+        () => {},
+      ),
+    ),
+  );
+}
+
 /** Creates the configured embedder; throws EmbedderError with an operator-facing message when it cannot. */
 export async function createEmbedder(config: Config, logger?: Logger): Promise<Embedder> {
   const settings = config.search.embedder;
@@ -83,33 +101,26 @@ export async function createEmbedder(config: Config, logger?: Logger): Promise<E
   }
 }
 
-const engines = new WeakMap<Deps, Promise<SearchEngine>>();
-/** Engines whose initialisation has finished (what a caller that must not wait can use). */
-const settledEngines = new WeakMap<Deps, SearchEngine>();
 /** How long a failed embedder load or a mismatch is remembered before looking again. */
 const RECHECK_MS = 30_000;
 
 /** The process's search engine for these deps, initialised on first use (or by prepareSearch at start). */
 export function getSearchEngine(deps: Deps): Promise<SearchEngine> {
-  let engine = engines.get(deps);
+  const state = deps.search;
+  let engine = state.engine;
   if (!engine) {
     engine = initEngine(deps);
-    engines.set(deps, engine);
+    state.engine = engine;
     engine.then(
-      (settled) => settledEngines.set(deps, settled),
-      () => engines.delete(deps),
+      (settled) => {
+        state.settled = settled;
+      },
+      () => {
+        state.engine = undefined;
+      },
     );
   }
   return engine;
-}
-
-/**
- * Closes the sentence model of these deps' engine, waiting for one still loading (a model thread stopped in the
- * middle of loading aborts the process). For a process or thread that ends.
- */
-export async function closeSearchEngine(deps: Deps): Promise<void> {
-  const engine = await engines.get(deps)?.catch(() => undefined);
-  await engine?.embedder?.close?.();
 }
 
 /**
@@ -117,7 +128,7 @@ export async function closeSearchEngine(deps: Deps): Promise<void> {
  * its transaction) neither starts one nor waits for one being prepared.
  */
 export function startedSearchEngine(deps: Deps): SearchEngine | undefined {
-  return settledEngines.get(deps);
+  return deps.search.settled;
 }
 
 async function initEngine(deps: Deps): Promise<SearchEngine> {
@@ -218,12 +229,10 @@ export interface SearchReadiness {
   vectors?: VectorStore['kind'];
 }
 
-const readiness = new WeakMap<Deps, SearchReadiness>();
-
 /** Undefined when this process never prepared search at start (tests, the CLI): it starts on first use. */
 export function searchReadiness(deps: Deps): SearchReadiness | undefined {
-  const state = readiness.get(deps);
-  const engine = settledEngines.get(deps);
+  const state = deps.search.readiness;
+  const engine = deps.search.settled;
   // Vectors may come (an embedder that answers again, a reindex elsewhere) or go after the start: as of now.
   if (state?.state === 'ready' && engine)
     return { ...state, mode: engine.vectorsReady ? 'hybrid' : 'keyword-only', vectors: engine.store.kind };
@@ -240,7 +249,7 @@ export async function prepareSearch(
   deps: Deps,
   options: { stopped?: () => boolean } = {},
 ): Promise<SearchStatus | undefined> {
-  readiness.set(deps, { state: 'preparing' });
+  deps.search.readiness = { state: 'preparing' };
   try {
     const engine = await getSearchEngine(deps);
     const id = engine.embedder?.id;
@@ -283,7 +292,7 @@ export async function prepareSearch(
         'some notes are not in the search index (or were embedded by another model); run `npx minutes reindex`',
       );
     }
-    readiness.set(deps, {
+    deps.search.readiness = {
       state: 'ready',
       mode: engine.vectorsReady ? 'hybrid' : 'keyword-only',
       vectors: engine.store.kind,
@@ -292,7 +301,7 @@ export async function prepareSearch(
         : engine.vectorProblem
           ? { problem: engine.vectorProblem }
           : {}),
-    });
+    };
     return status;
   } catch (err) {
     // The server stopping (its database closed) under a preparation in progress is no failure to report.
@@ -301,10 +310,10 @@ export async function prepareSearch(
       { err },
       'search could not be prepared; it is retried in the background (and on first use)',
     );
-    readiness.set(deps, {
+    deps.search.readiness = {
       state: 'failed',
       problem: err instanceof Error && err.message ? err.message : String(err),
-    });
+    };
     return undefined;
   }
 }
@@ -338,7 +347,7 @@ export function prepareSearchInBackground(
         timer.unref();
       }
     });
-  readiness.set(deps, { state: 'preparing' });
+  deps.search.readiness = { state: 'preparing' };
   const done = (async () => {
     if (options.after) await Promise.race([options.after.catch(() => {}), sleep(Number.POSITIVE_INFINITY)]);
     let delay = options.retryMs ?? 5_000;

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Dialect, Mode } from '../../db/schema.ts';
+import type { SearchState } from '../../deps.ts';
 import type { ChunkKind } from './chunk-note.ts';
 import { searchDb } from './search.tables.ts';
 
@@ -35,15 +36,13 @@ export interface ChunkRow {
   text: string;
 }
 
-/** Planner statistics of notes.search_vector (PostgreSQL), re-read at most once a minute per database. */
-const lexemeStats = new WeakMap<Db, { at: number; freqs: Promise<Map<string, number>> }>();
-
 /**
  * The most common lexemes of `notes.search_vector` and the share of notes holding each, from pg_stats (kept
- * by ANALYZE / autovacuum). Empty before the first ANALYZE: every term is then counted.
+ * by ANALYZE / autovacuum), re-read at most once a minute (remembered in the deps' search state). Empty before
+ * the first ANALYZE: every term is then counted.
  */
-function commonLexemes(db: Db): Promise<Map<string, number>> {
-  const cached = lexemeStats.get(db);
+function commonLexemes(db: Db, state: Pick<SearchState, 'lexemeStats'>): Promise<Map<string, number>> {
+  const cached = state.lexemeStats;
   if (cached && Date.now() - cached.at < 60_000) return cached.freqs;
   const freqs = (async () => {
     const row = await sql<{ elems: string[] | null; freqs: number[] | null }>`
@@ -57,7 +56,7 @@ function commonLexemes(db: Db): Promise<Map<string, number>> {
     for (const [i, lexeme] of (elems ?? []).entries()) out.set(lexeme, Number(f?.[i] ?? 0));
     return out;
   })();
-  lexemeStats.set(db, { at: Date.now(), freqs });
+  state.lexemeStats = { at: Date.now(), freqs };
   return freqs;
 }
 
@@ -352,10 +351,11 @@ export const searchRepo = {
     terms: readonly { term: string; stem: string }[],
     cap: number,
     spaceSize: number,
+    state: Pick<SearchState, 'lexemeStats'>,
   ): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     let total: number | undefined;
-    const common = dialect === 'postgres' ? await commonLexemes(db) : new Map<string, number>();
+    const common = dialect === 'postgres' ? await commonLexemes(db, state) : new Map<string, number>();
     for (const { term, stem } of terms) {
       if (!SAFE_TERM.test(term)) {
         out.set(term, 0);

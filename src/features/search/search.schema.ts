@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { codePoints, EXAMPLE, rangeBound } from '../../http/schemas.ts';
+import { EXAMPLE } from '../../lib/schemas/examples.ts';
+import { codePoints, rangeBound } from '../../lib/schemas/fields.ts';
 import { MAX_SNIPPET } from './snippet.ts';
 
 /** A result for the query "spending went over plan": the document's example note (see EXAMPLE). */

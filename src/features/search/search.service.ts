@@ -163,6 +163,7 @@ export async function gatherEvidence(
         query.terms.map((term, i) => ({ term, stem: query.stems[i]! })),
         Math.max(rareLimit + 1, Math.min(DF_EXACT_LIMIT, Math.ceil(0.2 * spaceSize))),
         spaceSize,
+        deps.search,
       )
     : new Map<string, number>();
   spaceSize = Math.max(spaceSize, ...df.values());
@@ -338,15 +339,10 @@ export async function gatherEvidence(
 }
 
 /** Notes per space, remembered for a few seconds: it only scales statistics, so a brief lag is harmless. */
-const spaceSizes = new WeakMap<Deps, Map<string, { n: number; at: number }>>();
 const SPACE_SIZE_TTL_MS = 5_000;
 
 async function countNotesCached(deps: Deps, space: Space): Promise<number> {
-  let cache = spaceSizes.get(deps);
-  if (!cache) {
-    cache = new Map();
-    spaceSizes.set(deps, cache);
-  }
+  const cache = deps.search.spaceSizes;
   const key = `${space.accountId}:${space.mode}`;
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < SPACE_SIZE_TTL_MS) return hit.n;

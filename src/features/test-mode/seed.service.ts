@@ -1,4 +1,5 @@
 import type { Db, Mode } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { newId } from '../../lib/ids.ts';
 import { toIso } from '../../lib/time.ts';
 import { renderTranscript } from '../notes/notes.view.ts';
@@ -7,20 +8,6 @@ import { type SeedRows, seedRepo } from './seed.repo.ts';
 
 const TEST: Mode = 'test';
 
-/** Accounts known to be seeded, per database handle, so a seeded account costs no query per request. */
-const seeded = new WeakMap<Db, Set<string>>();
-/** Seeds in progress in this process, so concurrent first requests share one transaction. */
-const inFlight = new WeakMap<Db, Map<string, Promise<void>>>();
-
-function forDb<V>(map: WeakMap<Db, V>, db: Db, make: () => V): V {
-  let value = map.get(db);
-  if (!value) {
-    value = make();
-    map.set(db, value);
-  }
-  return value;
-}
-
 /**
  * Seeds the account's test data space on first use with the deterministic mock data set (24 notes with
  * transcripts, speakers, highlights, tags and action items in both states, spread over the last 60 days).
@@ -28,10 +15,12 @@ function forDb<V>(map: WeakMap<Db, V>, db: Db, make: () => V): V {
  * (ON CONFLICT DO NOTHING); whoever loses the race inserts nothing. The live data space is never touched,
  * the processing pipeline is not involved and no events are written.
  */
-export async function ensureSeeded(db: Db, accountId: string): Promise<void> {
-  const done = forDb(seeded, db, () => new Set<string>());
+export async function ensureSeeded(deps: Pick<Deps, 'db' | 'seed'>, accountId: string): Promise<void> {
+  const { db } = deps;
+  // Accounts known to be seeded (no query per request), and seeds in progress in this process, so concurrent
+  // first requests share one transaction.
+  const { seeded: done, inFlight: running } = deps.seed;
   if (done.has(accountId)) return;
-  const running = forDb(inFlight, db, () => new Map<string, Promise<void>>());
   let pending = running.get(accountId);
   if (!pending) {
     pending = seedOnce(db, accountId).then(

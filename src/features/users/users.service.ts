@@ -3,6 +3,7 @@ import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { nowIso, toIso } from '../../lib/time.ts';
 import { accountsRepo } from '../accounts/accounts.repo.ts';
+import { createAccount } from '../accounts/accounts.service.ts';
 import { checkPasswordRules, hashPassword, verifyDecoy, verifyPassword } from './passwords.ts';
 import { hashToken, isToken, newToken } from './tokens.ts';
 import { usersRepo } from './users.repo.ts';
@@ -170,4 +171,15 @@ export function setSessionMode(db: Db, token: string, mode: Mode) {
 
 export function endSession(db: Db, token: string) {
   return usersRepo.deleteSession(db, hashToken(token));
+}
+
+/**
+ * A new account and the one-time link (24 h) to choose its dashboard password, in one transaction
+ * (`minutes accounts create`): an account is never left without a way to sign in.
+ */
+export async function createAccountWithSetupLink(db: Db, input: { email: string; name?: string }) {
+  return db.transaction().execute(async (trx) => {
+    const account = await createAccount(trx, input);
+    return { account, link: await createSetupLink(trx, account.id) };
+  });
 }

@@ -6,9 +6,10 @@ import type { Actor } from '../api-keys/scopes.ts';
 import { TEST_EVENT_TYPE } from '../events/events.ts';
 import { executeDelivery, KEPT_RESPONSE_BYTES } from './delivery/execute-delivery.ts';
 import { overlappingSecret } from './delivery/sign-payload.ts';
-import { createOutboundAgents, createOutboundPolicy } from './outbound/guarded-request.ts';
+import { createOutboundAgents } from './outbound/guarded-request.ts';
 import { webhooksRepo } from './webhooks.repo.ts';
 import type { RotateSecretInput } from './webhooks.schema.ts';
+import { outboundPolicy } from './webhooks.service.ts';
 import { webhooksDb } from './webhooks.tables.ts';
 
 const spaceOf = (actor: Actor) => ({ accountId: actor.accountId, mode: actor.mode });
@@ -64,10 +65,7 @@ export async function sendTestEvent(
     eventType: TEST_EVENT_TYPE,
     payload,
     timeoutMs: deps.config.webhookDelivery.timeoutMs,
-    policy: createOutboundPolicy({
-      allowPrivateTargets: deps.config.webhooks.allowPrivateTargets,
-      allowHosts: deps.config.webhookDelivery.allowHosts,
-    }),
+    policy: outboundPolicy(deps.config),
     agents,
   }).finally(() => agents.destroy());
   const completedAt = nowIso();

@@ -246,7 +246,7 @@ async function pump(rt: Runtime, signals: Signals, signal?: AbortSignal): Promis
       signals.takeProgress();
       if (signals.takeEvents() || fanOutNeeded) {
         // One batch at a time, alternating with deliveries: a burst starts going out while it is fanned out.
-        fanOutNeeded = (await fanOutSome(deps.db, deps.dialect, { maxBatches: 1 })).more;
+        fanOutNeeded = (await fanOutSome(deps.db, deps.dialect, { maxBatches: 1, burst: deps.fanOut })).more;
       }
       // Let the responses that arrived in this turn of the event loop join the cycle.
       if (inflight > 0) await new Promise((resolve) => setImmediate(resolve));
@@ -272,7 +272,7 @@ async function pump(rt: Runtime, signals: Signals, signal?: AbortSignal): Promis
           recordedLast = false;
           continue;
         }
-        const more = await fanOutSome(deps.db, deps.dialect, { maxBatches: 1 });
+        const more = await fanOutSome(deps.db, deps.dialect, { maxBatches: 1, burst: deps.fanOut });
         fanOutNeeded = more.more;
         if (more.created > 0 || more.more) continue;
         break;

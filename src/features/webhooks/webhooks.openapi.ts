@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import { EXAMPLE } from '../../http/schemas.ts';
+import { EXAMPLE } from '../../lib/schemas/examples.ts';
 import { ActionItem } from '../action-items/action-items.schema.ts';
 import { type AnyEventType, EVENT_TYPES, TEST_EVENT_TYPE } from '../events/events.ts';
 import { NoteDetail, NoteListItem } from '../notes/notes.schema.ts';

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Db, Dialect, Mode } from '../../db/schema.ts';
+import type { Db, Dialect } from '../../db/schema.ts';
+import type { Space } from '../../lib/space.ts';
 import type {
   DeliveriesTable,
   DeliveryAttemptsTable,
@@ -7,11 +8,6 @@ import type {
   WebhooksTable,
 } from './webhooks.tables.ts';
 import { webhooksDb } from './webhooks.tables.ts';
-
-export interface Space {
-  accountId: string;
-  mode: Mode;
-}
 
 /** Reads and writes of the webhooks API: every query is scoped to one account and mode. */
 export const webhooksRepo = {

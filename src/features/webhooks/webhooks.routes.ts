@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv, Deps } from '../../http/context.ts';
+import type { Deps } from '../../deps.ts';
+import type { AppEnv } from '../../http/context.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import {
   bodyErrors,
@@ -9,7 +10,6 @@ import {
   webhookLimitError,
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
-import { createOutboundPolicy } from './outbound/guarded-request.ts';
 import { webhookExtrasRoutes } from './webhook-extras.routes.ts';
 import {
   CreateWebhookBody,
@@ -42,10 +42,6 @@ const json = <T>(schema: T, description: string, example?: unknown) => ({
 /** /v1/webhooks: subscriptions, their delivery log and redelivery. Routes parse, call the service, nothing else. */
 export function webhooksRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const policy = createOutboundPolicy({
-    allowPrivateTargets: deps.config.webhooks.allowPrivateTargets,
-    allowHosts: deps.config.webhookDelivery.allowHosts,
-  });
   const body = jsonBody((d) => d.config.maxBodyBytes, deps);
 
   app.openapi(
@@ -72,14 +68,7 @@ export function webhooksRoutes(deps: Deps) {
         },
       }),
     ),
-    async (c) =>
-      c.json(
-        await createWebhook(deps.db, c.get('actor'), c.req.valid('json'), policy, {
-          dialect: deps.dialect,
-          maxPerAccount: deps.config.webhooks.maxPerAccount,
-        }),
-        201,
-      ),
+    async (c) => c.json(await createWebhook(deps, c.get('actor'), c.req.valid('json')), 201),
   );
 
   app.openapi(
@@ -96,7 +85,7 @@ export function webhooksRoutes(deps: Deps) {
         responses: { 200: json(WebhookList, 'The webhooks.'), ...commonErrors },
       }),
     ),
-    async (c) => c.json(await listWebhooks(deps.db, c.get('actor')), 200),
+    async (c) => c.json(await listWebhooks(deps, c.get('actor')), 200),
   );
 
   app.openapi(
@@ -112,7 +101,7 @@ export function webhooksRoutes(deps: Deps) {
         responses: { 200: json(Webhook, 'The webhook.'), ...commonErrors, ...notFoundError },
       }),
     ),
-    async (c) => c.json(await getWebhook(deps.db, c.get('actor'), c.req.valid('param').id), 200),
+    async (c) => c.json(await getWebhook(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
 
   app.openapi(
@@ -140,10 +129,7 @@ export function webhooksRoutes(deps: Deps) {
       }),
     ),
     async (c) =>
-      c.json(
-        await updateWebhook(deps.db, c.get('actor'), c.req.valid('param').id, c.req.valid('json'), policy),
-        200,
-      ),
+      c.json(await updateWebhook(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -159,7 +145,7 @@ export function webhooksRoutes(deps: Deps) {
         responses: { 200: json(DeletedWebhook, 'Deleted.'), ...commonErrors, ...notFoundError },
       }),
     ),
-    async (c) => c.json(await deleteWebhook(deps.db, c.get('actor'), c.req.valid('param').id), 200),
+    async (c) => c.json(await deleteWebhook(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
 
   app.openapi(
@@ -182,10 +168,7 @@ export function webhooksRoutes(deps: Deps) {
       }),
     ),
     async (c) =>
-      c.json(
-        await listDeliveries(deps.db, c.get('actor'), c.req.valid('param').id, c.req.valid('query')),
-        200,
-      ),
+      c.json(await listDeliveries(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -211,10 +194,7 @@ export function webhooksRoutes(deps: Deps) {
     ),
     async (c) => {
       const { id, delivery_id } = c.req.valid('param');
-      return c.json(
-        await redeliverDelivery(deps.db, c.get('actor'), id, delivery_id, { wake: deps.wakeWorker }),
-        202,
-      );
+      return c.json(await redeliverDelivery(deps, c.get('actor'), id, delivery_id), 202);
     },
   );
 

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { codePoints, EXAMPLE, hasControlChars, Meta, PageQuery } from '../../http/schemas.ts';
+import { EXAMPLE } from '../../lib/schemas/examples.ts';
+import { codePoints, hasControlChars, Meta, PageQuery } from '../../lib/schemas/fields.ts';
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../events/events.ts';
 
 const WEBHOOK_ID_EXAMPLE = EXAMPLE.webhookId;

@@ -1,17 +1,18 @@
 import type { Selectable } from 'kysely';
-import type { Db, Dialect } from '../../db/schema.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { spaceOf } from '../../lib/space.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor, Scope } from '../api-keys/scopes.ts';
 import { EVENT_TYPES } from '../events/events.ts';
-import { checkUrlStatically, type OutboundPolicy } from './outbound/guarded-request.ts';
-import { type Space, webhooksRepo } from './webhooks.repo.ts';
+import { checkUrlStatically, createOutboundPolicy, type OutboundPolicy } from './outbound/guarded-request.ts';
+import { webhooksRepo } from './webhooks.repo.ts';
 import type { CreateWebhookInput, ListDeliveriesInput, UpdateWebhookInput } from './webhooks.schema.ts';
 import type { WebhooksTable } from './webhooks.tables.ts';
 import { toDelivery, toWebhook, toWebhookListItem } from './webhooks.view.ts';
-
-const space = (actor: Actor): Space => ({ accountId: actor.accountId, mode: actor.mode });
 
 /**
  * 400 on `url` unless the server's outbound policy accepts it (scheme, credentials, private IP literals). Host
@@ -22,8 +23,16 @@ function assertUrlAllowed(url: string, policy: OutboundPolicy): void {
   if (problem) throw new AppError('parameter_invalid', `Invalid 'url': ${problem}.`, { param: 'url' });
 }
 
+/** Where this server's webhooks may point (WEBHOOKS_ALLOW_PRIVATE_TARGETS, WEBHOOKS_ALLOW_HOSTS). */
+export function outboundPolicy(config: Config): OutboundPolicy {
+  return createOutboundPolicy({
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    allowHosts: config.webhookDelivery.allowHosts,
+  });
+}
+
 async function findWebhook(db: Db, actor: Actor, id: string): Promise<Selectable<WebhooksTable>> {
-  const webhook = await webhooksRepo.find(db, space(actor), id);
+  const webhook = await webhooksRepo.find(db, spaceOf(actor), id);
   if (!webhook) throw notFound('webhook', id);
   return webhook;
 }
@@ -32,14 +41,9 @@ async function findWebhook(db: Db, actor: Actor, id: string): Promise<Selectable
  * Subscribes a URL to event types in the caller's account and mode. It receives events written from now on,
  * never earlier ones; a test key's webhook receives test-mode events only.
  */
-export async function createWebhook(
-  db: Db,
-  actor: Actor,
-  input: CreateWebhookInput,
-  policy: OutboundPolicy,
-  limits: { dialect: Dialect; maxPerAccount: number },
-) {
-  assertUrlAllowed(input.url, policy);
+export async function createWebhook(deps: Deps, actor: Actor, input: CreateWebhookInput) {
+  assertUrlAllowed(input.url, outboundPolicy(deps.config));
+  const { maxPerAccount } = deps.config.webhooks;
   const now = nowIso();
   const row = {
     id: newId('webhook'),
@@ -52,12 +56,12 @@ export async function createWebhook(
     created_at: now,
     updated_at: now,
   };
-  await db.transaction().execute(async (trx) => {
-    await webhooksRepo.lockAccount(trx, limits.dialect, actor.accountId);
-    if ((await webhooksRepo.count(trx, space(actor), limits.maxPerAccount)) >= limits.maxPerAccount) {
+  await deps.db.transaction().execute(async (trx) => {
+    await webhooksRepo.lockAccount(trx, deps.dialect, actor.accountId);
+    if ((await webhooksRepo.count(trx, spaceOf(actor), maxPerAccount)) >= maxPerAccount) {
       throw new AppError(
         'webhook_limit_reached',
-        `This account already has ${limits.maxPerAccount} ${actor.mode} webhooks, the most allowed ` +
+        `This account already has ${maxPerAccount} ${actor.mode} webhooks, the most allowed ` +
           '(WEBHOOKS_MAX_PER_ACCOUNT). Delete one, or subscribe one URL to several event types.',
       );
     }
@@ -77,13 +81,13 @@ export function scopeToRead(eventType: string): Scope {
  * Every webhook of the caller's account and mode, oldest first. Not paged (API.md): WEBHOOKS_MAX_PER_ACCOUNT
  * bounds it.
  */
-export async function listWebhooks(db: Db, actor: Actor) {
-  return { data: (await webhooksRepo.list(db, space(actor))).map(toWebhookListItem) };
+export async function listWebhooks(deps: Deps, actor: Actor) {
+  return { data: (await webhooksRepo.list(deps.db, spaceOf(actor))).map(toWebhookListItem) };
 }
 
 /** One webhook; 404 for ids of other accounts or the other mode. */
-export async function getWebhook(db: Db, actor: Actor, id: string) {
-  return toWebhook(await findWebhook(db, actor, id));
+export async function getWebhook(deps: Deps, actor: Actor, id: string) {
+  return toWebhook(await findWebhook(deps.db, actor, id));
 }
 
 /**
@@ -95,15 +99,9 @@ export async function getWebhook(db: Db, actor: Actor, id: string) {
  * others are cancelled, so that `webhooks:manage` alone cannot read notes by pointing a webhook elsewhere while
  * retries are pending (docs/security.md).
  */
-export async function updateWebhook(
-  db: Db,
-  actor: Actor,
-  id: string,
-  input: UpdateWebhookInput,
-  policy: OutboundPolicy,
-) {
-  if (input.url !== undefined) assertUrlAllowed(input.url, policy);
-  return db.transaction().execute(async (trx) => {
+export async function updateWebhook(deps: Deps, actor: Actor, id: string, input: UpdateWebhookInput) {
+  if (input.url !== undefined) assertUrlAllowed(input.url, outboundPolicy(deps.config));
+  return deps.db.transaction().execute(async (trx) => {
     const webhook = await findWebhook(trx, actor, id);
     const now = nowIso();
     const patch: Parameters<typeof webhooksRepo.update>[2] = { updated_at: now };
@@ -126,8 +124,8 @@ export async function updateWebhook(
 }
 
 /** Deletes the webhook; deliveries not yet sent are cancelled with it (and its attempt log removed). */
-export async function deleteWebhook(db: Db, actor: Actor, id: string) {
-  await db.transaction().execute(async (trx) => {
+export async function deleteWebhook(deps: Deps, actor: Actor, id: string) {
+  await deps.db.transaction().execute(async (trx) => {
     await findWebhook(trx, actor, id);
     await webhooksRepo.delete(trx, id);
   });
@@ -135,7 +133,13 @@ export async function deleteWebhook(db: Db, actor: Actor, id: string) {
 }
 
 /** The webhook's deliveries, newest first, each with its attempts (status, duration, error, response). */
-export async function listDeliveries(db: Db, actor: Actor, webhookId: string, input: ListDeliveriesInput) {
+export async function listDeliveries(
+  deps: Deps,
+  actor: Actor,
+  webhookId: string,
+  input: ListDeliveriesInput,
+) {
+  const { db } = deps;
   await findWebhook(db, actor, webhookId);
   const { rows, total } = await webhooksRepo.listDeliveries(
     db,
@@ -164,14 +168,8 @@ export async function listDeliveries(db: Db, actor: Actor, webhookId: string, in
  * last changed was meant for another receiver: resending it to the current URL needs the scope that reads it
  * (403 otherwise), so `webhooks:manage` alone cannot read past notes by moving a webhook (docs/security.md).
  */
-export async function redeliverDelivery(
-  db: Db,
-  actor: Actor,
-  webhookId: string,
-  deliveryId: string,
-  options: { wake?: () => void } = {},
-) {
-  const created = await db.transaction().execute(async (trx) => {
+export async function redeliverDelivery(deps: Deps, actor: Actor, webhookId: string, deliveryId: string) {
+  const created = await deps.db.transaction().execute(async (trx) => {
     const webhook = await findWebhook(trx, actor, webhookId);
     const original = await webhooksRepo.findDelivery(trx, webhookId, deliveryId);
     if (!original) throw notFound('delivery', deliveryId);
@@ -215,6 +213,7 @@ export async function redeliverDelivery(
     await webhooksRepo.insertDelivery(trx, row);
     return row;
   });
-  options.wake?.();
+  // Committed: let an in-process worker send it now rather than at its next poll.
+  deps.wakeWorker();
   return toDelivery(created, []);
 }

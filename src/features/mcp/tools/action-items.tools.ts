@@ -49,7 +49,7 @@ export const listActionItemsTool = defineTool({
   notFoundHint: ITEM_NOT_FOUND_HINT,
   run: ({ deps, actor }, args) =>
     listActionItems(
-      deps.db,
+      deps,
       actor,
       parseOrThrow(ListActionItemsQuery, {
         ...args,
@@ -98,5 +98,5 @@ export const updateActionItemTool = defineTool({
   annotations: OVERWRITING_UPDATE,
   notFoundHint: ITEM_NOT_FOUND_HINT,
   run: ({ deps, actor }, { action_item_id, ...changes }) =>
-    updateActionItem(deps.db, actor, action_item_id, parseOrThrow(UpdateActionItemBody, defined(changes))),
+    updateActionItem(deps, actor, action_item_id, parseOrThrow(UpdateActionItemBody, defined(changes))),
 });

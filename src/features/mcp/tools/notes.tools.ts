@@ -64,8 +64,7 @@ export const listNotesTool = defineTool({
   notFoundHint: NOTE_NOT_FOUND_HINT,
   run: ({ deps, actor }, args) =>
     listNotes(
-      deps.db,
-      deps.dialect,
+      deps,
       actor,
       parseOrThrow(ListNotesQuery, { ...args, page: asQuery(args.page), per_page: asQuery(args.per_page) }),
     ),
@@ -105,7 +104,7 @@ export const getNoteTool = defineTool({
     '(cursor, max_segments), or fetch the whole note over the REST API: GET /v1/notes/{note_id} (or ' +
     '/v1/notes/{note_id}/export?format=txt).',
   run: async ({ deps, actor }, args) => {
-    const note = await getNote(deps.db, actor, args.note_id);
+    const note = await getNote(deps, actor, args.note_id);
     if (args.include_transcript) return note;
     const { transcript: _left, ...withoutTranscript } = note;
     return withoutTranscript;
@@ -188,7 +187,7 @@ export const getTranscriptTool = defineTool({
     'transcript over the REST API: GET /v1/notes/{note_id}/export?format=txt.',
   run: async ({ deps, actor }, args) => {
     const offset = args.cursor === undefined ? 0 : decodeTranscriptCursor(args.cursor, args.note_id);
-    const note = await getNote(deps.db, actor, args.note_id, { segments: true });
+    const note = await getNote(deps, actor, args.note_id, { segments: true });
     const segments = note.segments ?? [];
     const names = new Map(note.speakers.map((s) => [s.label, s.name]));
     const end = Math.min(segments.length, offset + (args.max_segments ?? TRANSCRIPT_PAGE_DEFAULT));
@@ -251,7 +250,7 @@ export const listHighlightsTool = defineTool({
   annotations: READ_ONLY,
   notFoundHint: NOTE_NOT_FOUND_HINT,
   run: async ({ deps, actor }, args) => {
-    const note = await getNote(deps.db, actor, args.note_id);
+    const note = await getNote(deps, actor, args.note_id);
     return { note_id: note.id, data: note.highlights };
   },
 });

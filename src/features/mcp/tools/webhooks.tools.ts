@@ -16,5 +16,5 @@ export const listWebhooksTool = defineTool({
   output: WebhookList,
   annotations: READ_ONLY,
   notFoundHint: 'list_webhooks takes no ids.',
-  run: ({ deps, actor }) => listWebhooks(deps.db, actor),
+  run: ({ deps, actor }) => listWebhooks(deps, actor),
 });

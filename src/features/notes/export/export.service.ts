@@ -1,4 +1,4 @@
-import type { Db, Dialect } from '../../../db/schema.ts';
+import type { Deps } from '../../../deps.ts';
 import type { Actor } from '../../api-keys/scopes.ts';
 import { getNote, listNotes } from '../notes.service.ts';
 import {
@@ -24,11 +24,11 @@ export interface ExportedFile {
  * ids of other accounts or the other mode, as for every read.
  */
 export async function exportNote(
-  deps: { db: Db },
+  deps: Deps,
   actor: Actor,
   input: { id: string; format: ExportFormat },
 ): Promise<ExportedFile> {
-  const note = await getNote(deps.db, actor, input.id, { segments: true });
+  const note = await getNote(deps, actor, input.id, { segments: true });
   const base = exportBaseName(note);
   return {
     noteId: note.id,
@@ -44,7 +44,7 @@ export async function exportNote(
  * whole-account export walks. A page at a time, so an account of any size is never loaded at once.
  */
 export async function* exportableNoteIds(
-  deps: { db: Db; dialect: Dialect },
+  deps: Deps,
   actor: Actor,
   filters: { from?: string; to?: string; tag?: string },
 ): AsyncGenerator<{ id: string; total: number }> {
@@ -52,7 +52,7 @@ export async function* exportableNoteIds(
   // A note created meanwhile shifts the pages: the one pushed onto the next page is not given twice.
   const seen = new Set<string>();
   for (let page = 1; ; page++) {
-    const { data, meta } = await listNotes(deps.db, deps.dialect, actor, {
+    const { data, meta } = await listNotes(deps, actor, {
       from: filters.from,
       to: filters.to,
       tag: filters.tag,

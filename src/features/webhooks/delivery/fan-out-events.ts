@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db, Dialect } from '../../../db/schema.ts';
+import type { FanOutState } from '../../../deps.ts';
 import { newId } from '../../../lib/ids.ts';
 import { nowIso } from '../../../lib/time.ts';
 import { type DeliveriesTable, type WebhooksTable, webhooksDb } from '../webhooks.tables.ts';
@@ -10,8 +11,6 @@ const FAN_OUT_LOCK_ID = 7_355_610;
 const BATCH = 500;
 const INSERT_CHUNK = 200;
 const ANALYZE_AFTER = 2000;
-/** Deliveries created by the current burst since its last ANALYZE, per database handle. */
-const burstSize = new WeakMap<Db, number>();
 
 /** The note an event belongs to: events of one note are delivered to a webhook in the order written. */
 function orderKeyExpression(dialect: Dialect) {
@@ -44,8 +43,14 @@ export async function fanOutEvents(db: Db, dialect: Dialect): Promise<number> {
 export async function fanOutSome(
   db: Db,
   dialect: Dialect,
-  options: { maxBatches: number },
+  options: {
+    maxBatches: number;
+    /** Deliveries created by the current burst since its last ANALYZE (the worker's deps.fanOut); this call's
+     * own count when not given. */
+    burst?: FanOutState;
+  },
 ): Promise<{ created: number; more: boolean }> {
+  const counter = options.burst ?? { burstSize: 0 };
   // Most passes find nothing: a plain read avoids a write transaction (and, on SQLite, the write lock).
   const queued = await webhooksDb(db)
     .selectFrom('webhook_event_queue')
@@ -151,8 +156,8 @@ export async function fanOutSome(
     // (the worker fans it out one batch at a time, claiming in between) and ends when the queue runs dry:
     // a steady trickle of events is left to autovacuum.
     if (dialect === 'postgres') {
-      const burst = (burstSize.get(db) ?? 0) + batch.created;
-      burstSize.set(db, burst >= ANALYZE_AFTER || batch.done ? 0 : burst);
+      const burst = counter.burstSize + batch.created;
+      counter.burstSize = burst >= ANALYZE_AFTER || batch.done ? 0 : burst;
       if (burst >= ANALYZE_AFTER) await sql`ANALYZE deliveries`.execute(db);
     }
     if (batch.done) return { created, more: false };
