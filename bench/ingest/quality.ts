@@ -44,6 +44,7 @@ export const LABELS: Record<ExcerptSet, string> = {
   heldout: path.join(LABEL_DIR, 'action-items.heldout.json'),
   train: path.join(LABEL_DIR, 'action-items.train.json'),
   test: path.join(LABEL_DIR, 'action-items.test.json'),
+  final: path.join(LABEL_DIR, 'action-items.final.json'),
 };
 
 /** Porter-stemmed content words: what two phrasings of one task share ("keeping" and "keep" alike). */
