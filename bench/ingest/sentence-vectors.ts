@@ -39,7 +39,7 @@ export async function sentenceVectors(excerpts: readonly LabelledExcerpt[]): Pro
   } else {
     const rows = await (await model()).embed(texts, 'passage');
     flat = new Float32Array(texts.length * DIMS);
-    rows.forEach((row, i) => flat.set(row, i * DIMS));
+    for (const [i, row] of rows.entries()) flat.set(row, i * DIMS);
     fs.mkdirSync(CACHE, { recursive: true });
     fs.writeFileSync(file, Buffer.from(flat.buffer, flat.byteOffset, flat.byteLength));
   }
