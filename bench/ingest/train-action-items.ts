@@ -314,7 +314,7 @@ if (process.argv[1]?.endsWith('train-action-items.ts')) {
   const taskShare =
     embedded.flat().filter((v, i) => v && allLabels[i]).length / allLabels.filter(Boolean).length;
   lines.push(
-    `sentences embedded (a rule matched or words-only p ≥ ${embedAt}): ${pct(share)} of all, ${pct(taskShare)} of task sentences`,
+    `sentences with a vector while choosing (a rule matched or words-only p ≥ ${embedAt}): ${pct(share)} of all, ${pct(taskShare)} of task sentences; when the chosen add threshold is above 1 the analyzer embeds only the rules' sentences (the same items)`,
   );
   // With vectors the detector judges every rule item, commitments included (the re-ranking view: the rules
   // propose, the detector vetoes), those below their own threshold (commitments with a due date stay).

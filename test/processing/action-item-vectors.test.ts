@@ -60,7 +60,11 @@ describe('action items: the detector with sentence vectors', () => {
   });
 
   it('embeds only the sentences the rules propose (the shipped vector weights add no items of their own)', () => {
-    expect(defaultDetector().vectorWeights!.addThreshold).toBeGreaterThan(1);
+    const shipped = defaultDetector().vectorWeights!;
+    expect(shipped.addThreshold).toBeGreaterThan(1);
+    expect(shipped.dense).toHaveLength(384);
+    expect(shipped.keepCommittedThreshold).toBeGreaterThan(0);
+    expect(shipped.keepCommittedThreshold).toBeLessThanOrEqual(shipped.keepThreshold);
     expect(sentencesToEmbed(sentences, speakers).map((i) => sentences[i]!.text)).toEqual([
       'So check out the corporate website.',
       "I'll send the minutes.",
