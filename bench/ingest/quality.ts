@@ -1,12 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
-import type { ExtractedActionItem } from '../../src/features/processing/extract-action-items.ts';
-import { contentWords, tokenize } from '../../src/features/processing/sentences.ts';
+import { analyzeTranscript, createSpeakerDirectory } from '../../src/features/processing/analyze-builtin.ts';
+import {
+  type ExtractedActionItem,
+  sentencesToEmbed,
+} from '../../src/features/processing/extract-action-items.ts';
+import { contentWords, splitSentences, tokenize } from '../../src/features/processing/sentences.ts';
 import { porterStem } from '../../src/features/search/text/porter-stem.ts';
+import { loadLabelledSet } from './action-item-data.ts';
 import { type ExcerptSet, selectExcerpts } from './excerpts.ts';
 import { loadMeeting, meetingNames, toSegments } from './qmsum.ts';
+import { closeSentenceModel, sentenceVectors } from './sentence-vectors.ts';
 
 /**
  * Quality of the builtin analyzer on QMSum (`npm run bench:quality`):
@@ -44,6 +49,7 @@ export const LABELS: Record<ExcerptSet, string> = {
   heldout: path.join(LABEL_DIR, 'action-items.heldout.json'),
   train: path.join(LABEL_DIR, 'action-items.train.json'),
   test: path.join(LABEL_DIR, 'action-items.test.json'),
+  final: path.join(LABEL_DIR, 'action-items.final.json'),
 };
 
 /** Porter-stemmed content words: what two phrasings of one task share ("keeping" and "keep" alike). */
@@ -75,12 +81,19 @@ export function evaluateActionItems(
     extract?: (input: Parameters<typeof analyzeTranscript>[0]) => ExtractedActionItem[];
     /** The rules without the learned detector. */
     rulesOnly?: boolean;
+    /**
+     * Sentence vectors of every sentence by excerpt id (`sentenceVectors`): the detector then gets those of the
+     * sentences the analyzer would embed (`sentencesToEmbed`), as with EMBEDDER=builtin.
+     */
+    vectors?: ReadonlyMap<string, readonly Float32Array[]>;
   } = {},
 ) {
-  const extract =
-    options.extract ??
-    ((input) =>
-      analyzeTranscript(input, options.rulesOnly ? { actionItems: { detector: null } } : {}).action_items);
+  const withVectors = (input: Parameters<typeof analyzeTranscript>[0], all: readonly Float32Array[]) => {
+    const sentences = splitSentences(input.segments);
+    const vectors: (Float32Array | undefined)[] = sentences.map(() => undefined);
+    for (const i of sentencesToEmbed(sentences, createSpeakerDirectory(input.speakers))) vectors[i] = all[i];
+    return analyzeTranscript(input, { actionItems: { vectors } }).action_items;
+  };
   const labels = JSON.parse(fs.readFileSync(LABELS[set], 'utf8')) as LabelFile;
   const selected = new Map(selectExcerpts(set).map((e) => [e.id, e]));
   let truePositives = 0;
@@ -96,7 +109,13 @@ export function evaluateActionItems(
     const turns = loadMeeting(excerpt.meeting).turns.slice(excerpt.from, excerpt.to);
     const segments = toSegments(turns);
     const speakers = [...new Set(segments.map((s) => s.speaker))].map((label) => ({ label, name: label }));
-    const predicted = extract({ segments, speakers, createdAt: labels.created_at });
+    const input = { segments, speakers, createdAt: labels.created_at };
+    const all = options.vectors?.get(labelled.id);
+    const predicted = options.extract
+      ? options.extract(input)
+      : all && !options.rulesOnly
+        ? withVectors(input, all)
+        : analyzeTranscript(input, options.rulesOnly ? { actionItems: { detector: null } } : {}).action_items;
     predictedCount += predicted.length;
     goldCount += labelled.items.length;
     goldWithAssignee += labelled.items.filter((g) => g.assignee).length;
@@ -225,7 +244,8 @@ if (process.argv[1]?.endsWith('quality.ts')) {
     dev5: 'fifth development',
     heldout: 'held-out',
     train: 'detector training',
-    test: 'final test',
+    test: 'first final test',
+    final: 'final test',
   };
   type Figures = Omit<ReturnType<typeof evaluateActionItems>, 'lines'>;
   const report = (name: string, f: Figures) =>
@@ -235,19 +255,38 @@ if (process.argv[1]?.endsWith('quality.ts')) {
       `  precision ${pct(f.precision)}  recall ${pct(f.recall)}  F1 ${pct(f.f1)}`,
       `  due dates predicted (none is scored in these excerpts): ${f.predictedDues}`,
     );
-  const rulesLine = (f: Figures) =>
+  const otherLine = (name: string, f: Figures) =>
     out.push(
-      `  rules alone: predicted ${f.predicted}, correct ${f.truePositives}, precision ${pct(f.precision)}  recall ${pct(f.recall)}  F1 ${pct(f.f1)}`,
+      `  ${name}: predicted ${f.predicted}, correct ${f.truePositives}, precision ${pct(f.precision)}  recall ${pct(f.recall)}  F1 ${pct(f.f1)}`,
     );
+  // The analyzer as shipped with EMBEDDER=builtin (the detector with sentence vectors; `--words` for the
+  // words-only detector, as with EMBEDDER=glove/none), beside the words-only detector and the rules alone.
+  const useVectors = !process.argv.includes('--words');
+  const vectorsOf = async (set: ExcerptSet) => {
+    if (!useVectors) return undefined;
+    const excerpts = loadLabelledSet(set);
+    const vectors = await sentenceVectors(excerpts);
+    return new Map(excerpts.map((e, i) => [e.id, vectors[i]!] as const));
+  };
+  const measure = async (set: ExcerptSet, verboseSet: boolean) => {
+    const vectors = await vectorsOf(set);
+    const { lines, ...f } = evaluateActionItems(set, {
+      verbose: verboseSet,
+      ...(vectors ? { vectors } : {}),
+    });
+    const { lines: _, ...words } = evaluateActionItems(set);
+    const { lines: __, ...rules } = evaluateActionItems(set, { rulesOnly: true });
+    figures[set] = { ...f, wordsOnly: words, rulesAlone: rules };
+    if (verboseSet) out.push(`${set}:`, ...lines, '');
+    report(NAMES[set], f);
+    if (useVectors) otherLine('words-only detector', words);
+    otherLine('rules alone', rules);
+    return f;
+  };
   const development: Figures[] = [];
   for (const set of ['dev', 'dev2', 'dev3', 'dev4', 'dev5', 'train'] as const) {
-    const { lines, ...f } = evaluateActionItems(set, { verbose });
-    const { lines: _, ...rules } = evaluateActionItems(set, { rulesOnly: true });
-    figures[set] = { ...f, rulesAlone: rules };
+    const f = await measure(set, verbose);
     if (set !== 'train') development.push(f);
-    if (verbose) out.push(`${set}:`, ...lines, '');
-    report(NAMES[set], f);
-    rulesLine(rules);
   }
   // The development sets together: the figure to tune against.
   const sum = (k: keyof Figures) => development.reduce((total, f) => total + f[k], 0);
@@ -268,22 +307,15 @@ if (process.argv[1]?.endsWith('quality.ts')) {
   };
   figures.development = combined;
   report('combined development', combined);
-  if (!process.argv.includes('--no-heldout')) {
-    // Never shown item by item: the held-out set stays unseen while tuning.
-    const { lines: _, ...f } = evaluateActionItems('heldout');
-    const { lines: __, ...rules } = evaluateActionItems('heldout', { rulesOnly: true });
-    figures.heldout = { ...f, rulesAlone: rules };
-    report(NAMES.heldout, f);
-    rulesLine(rules);
-  }
+  // Never shown item by item: the held-out set stays unseen while tuning.
+  if (!process.argv.includes('--no-heldout')) await measure('heldout', false);
   if (process.argv.includes('--final')) {
-    // The final test set: measured once, at the end; never shown item by item.
-    const { lines: _, ...f } = evaluateActionItems('test');
-    const { lines: __, ...rules } = evaluateActionItems('test', { rulesOnly: true });
-    figures.test = { ...f, rulesAlone: rules };
-    report(NAMES.test, f);
-    rulesLine(rules);
+    // The final test sets: never shown item by item. `test` was measured several times before this round;
+    // `final` is measured once, at the end.
+    await measure('test', false);
+    await measure('final', false);
   }
+  await closeSentenceModel();
   if (process.argv.includes('--no-summaries')) {
     process.stdout.write(`${out.join('\n')}\n`);
     if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);

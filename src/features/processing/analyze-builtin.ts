@@ -1,8 +1,10 @@
+import { type SentenceModelSettings, sentenceModel } from './action-items/sentence-model.ts';
 import {
   type ExtractedActionItem,
   type ExtractOptions,
   extractActionItems,
   type SpeakerDirectory,
+  sentencesToEmbed,
 } from './extract-action-items.ts';
 import { makeTitle } from './make-title.ts';
 import { type ExtractedHighlight, pickHighlights } from './pick-highlights.ts';
@@ -15,6 +17,11 @@ export interface AnalysisInput {
   speakers: readonly { label: string; name: string }[];
   /** When the note was recorded (ISO 8601): "by Friday" means the Friday after this. */
   createdAt: string;
+  /**
+   * The sentence model for the action-item detector (EMBEDDER=builtin: all-MiniLM-L6-v2); absent, or when it
+   * cannot be loaded, the detector uses words only. Read by `analyzeTranscriptWithModel`.
+   */
+  sentenceModel?: SentenceModelSettings;
 }
 
 /** What analysis adds to a note. */
@@ -44,6 +51,29 @@ export function analyzeTranscript(
     action_items: extractActionItems(sentences, speakers, input.createdAt, options.actionItems),
     highlights: pickHighlights(sentences),
   };
+}
+
+/**
+ * `analyzeTranscript` with the action-item detector's sentence vectors, when `input.sentenceModel` is set and the
+ * model loads: the sentences the rules propose (`sentencesToEmbed`) are embedded in this thread, then analysed.
+ * Meant for a processing thread (the model runs on the calling thread).
+ */
+export async function analyzeTranscriptWithModel(input: AnalysisInput): Promise<Analysis> {
+  const embed = input.sentenceModel ? await sentenceModel(input.sentenceModel) : undefined;
+  if (!embed) return analyzeTranscript(input);
+  const sentences = splitSentences(input.segments);
+  const wanted = sentencesToEmbed(sentences, createSpeakerDirectory(input.speakers));
+  let rows: Float32Array[];
+  try {
+    rows = await embed(wanted.map((i) => sentences[i]!.text));
+  } catch {
+    return analyzeTranscript(input);
+  }
+  const vectors: (Float32Array | undefined)[] = sentences.map(() => undefined);
+  wanted.forEach((i, k) => {
+    vectors[i] = rows[k];
+  });
+  return analyzeTranscript(input, { actionItems: { vectors } });
 }
 
 /** Resolves labels and spoken names ("Maria", "maria lopez", "Speaker 2") to display names. */

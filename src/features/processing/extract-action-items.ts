@@ -36,9 +36,38 @@ export interface ExtractOptions {
   /** Probabilities per sentence computed elsewhere (evaluation with held-out models); they replace `detector`. */
   scores?: readonly number[];
   /** Thresholds instead of the weights' own (for choosing them). */
-  thresholds?: { keep: number; add: number };
-  /** Sentence vectors for the detector, when a sentence model is loaded; in sentence order. */
+  thresholds?: { keep: number; add: number; keepCommitted?: number };
+  /**
+   * Sentence vectors for the detector, when a sentence model is loaded; in sentence order, undefined for a
+   * sentence not embedded (the analyzer embeds only `sentencesToEmbed`). With them the detector's vector weights
+   * and thresholds judge every sentence; without, its words-only ones.
+   */
   vectors?: readonly (ArrayLike<number> | undefined)[];
+}
+
+/**
+ * The sentences worth a sentence vector, by index: those a rule found a task in and, when the vector weights ever
+ * add items of their own, those the words-only detector scores at or above its `embedThreshold` (the others can
+ * yield no item whatever their vector says). Empty without a detector that has vector weights.
+ */
+export function sentencesToEmbed(
+  sentences: readonly Sentence[],
+  speakers: SpeakerDirectory,
+  detector: Detector | null = defaultDetector(),
+): number[] {
+  if (!detector?.vectorWeights) return [];
+  const candidates = ruleCandidates(sentences, speakers);
+  const scores =
+    detector.vectorWeights.addThreshold <= 1
+      ? detector.score(sentences, { names: speakers.names ?? [] })
+      : undefined;
+  const embedAt = Math.min(
+    detector.weights.embedThreshold ?? detector.weights.addThreshold,
+    detector.weights.addThreshold,
+  );
+  return sentences
+    .filter((s) => candidates[s.index]!.found.length > 0 || (scores && scores[s.index]! >= embedAt))
+    .map((s) => s.index);
 }
 
 /**
@@ -56,10 +85,20 @@ export function extractActionItems(
 ): ExtractedActionItem[] {
   const detector = options.detector === undefined ? defaultDetector() : options.detector;
   const candidates = ruleCandidates(sentences, speakers);
+  // With vectors (of `sentencesToEmbed`), every sentence is judged by the vector weights: one not embedded can
+  // yield no item (no rule matched it and the words-only detector ranks it too low).
+  const withVectors = !!(options.vectors && detector?.vectorWeights);
   const scores =
-    options.scores ?? detector?.score(sentences, { names: speakers.names ?? [] }, options.vectors);
-  const keepAt = options.thresholds?.keep ?? detector?.weights.keepThreshold ?? 0;
-  const addAt = options.thresholds?.add ?? detector?.weights.addThreshold ?? Number.POSITIVE_INFINITY;
+    options.scores ??
+    detector
+      ?.score(sentences, { names: speakers.names ?? [] }, options.vectors)
+      .map((p, i) => (withVectors && !options.vectors?.[i] ? 0 : p));
+  // A commitment (see `committed`) is overruled only below `keepCommitted` (0: never), and never with a due date.
+  const {
+    keep: keepAt,
+    add: addAt,
+    keepCommitted = 0,
+  } = options.thresholds ?? detector?.thresholds(withVectors) ?? { keep: 0, add: Number.POSITIVE_INFINITY };
   const items: ExtractedActionItem[] = [];
   const seen = new Set<string>();
   /** Who was given work, by whom and in which turn: for "… and you get product evaluation". */
@@ -70,7 +109,8 @@ export function extractActionItems(
     let { found } = candidates[sentence.index]!;
     const p = scores?.[sentence.index];
     if (spoken && p !== undefined) {
-      if (found.length && p < keepAt) found = found.filter((m) => committed(m, sentence));
+      if (found.length && p < keepAt)
+        found = found.filter((m) => committed(m, sentence) && (p >= keepCommitted || dated(sentence)));
       else if (!found.length && p >= addAt)
         found = [detectedTask(spoken, sentences, speakers)].filter((m) => !!m);
     }
@@ -86,9 +126,11 @@ export function extractActionItems(
    * work named for a role), which is where the rules go wrong on meetings they were not written from.
    */
   function committed(m: Match, sentence: Sentence): boolean {
-    return (
-      COMMITTED_RULES.has(m.rule ?? 'explicit') || resolveDueDate(sentence.text, recordedAt) !== undefined
-    );
+    return COMMITTED_RULES.has(m.rule ?? 'explicit') || dated(sentence);
+  }
+
+  function dated(sentence: Sentence): boolean {
+    return resolveDueDate(sentence.text, recordedAt) !== undefined;
   }
 
   /** Adds an item unless it repeats one already kept. */

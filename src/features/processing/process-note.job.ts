@@ -14,6 +14,7 @@ import { renderTranscript, toNoteDetail } from '../notes/notes.view.ts';
 import { type PreparedNoteIndex, prepareNoteIndex, writeNoteIndex } from '../search/index-note.ts';
 import { getSearchEngine } from '../search/search-engine.ts';
 import { type AudioStorage, createAudioStorage } from '../storage/audio-storage.ts';
+import { sentenceModelSettings } from './action-items/sentence-model.ts';
 import { failNote } from './fail-note.ts';
 import { ProcessingTimeoutError } from './pool/processing-pool.ts';
 import { processingRepo } from './processing.repo.ts';
@@ -146,12 +147,15 @@ export async function processNote({
   const budgetMs = deps.config.processing.timeoutMs;
   const budget = AbortSignal.timeout(budgetMs);
   let analysis: Awaited<ReturnType<Analyzer['analyze']>>;
+  const sentenceModel = sentenceModelSettings(deps.config);
   try {
     analysis = await analyzer.analyze(
       {
         segments: segments.map((s) => ({ ...s, start_ms: Number(s.start_ms), end_ms: Number(s.end_ms) })),
         speakers,
         createdAt: note.created_at,
+        // The action-item detector's sentence vectors, with EMBEDDER=builtin (the analyzer loads the model).
+        ...(sentenceModel ? { sentenceModel } : {}),
       },
       { logger, lastAttempt, signal: budget },
     );

@@ -1,6 +1,7 @@
 import type { Sentence } from '../sentences.ts';
 import { FEATURES_VERSION, type FeatureContext, sentenceFeatures } from './detector-features.ts';
 import weightsFile from './detector-weights.json' with { type: 'json' };
+import vectorWeightsFile from './detector-weights.vectors.json' with { type: 'json' };
 
 /**
  * The learned action-item detector: a logistic regression over hashed sparse features of a sentence (words, word
@@ -26,6 +27,17 @@ export interface DetectorWeights {
   keepThreshold: number;
   /** Probability at or above which a sentence the rules found nothing in still yields an item. */
   addThreshold: number;
+  /**
+   * Words-only weights: probability at or above which a sentence no rule matched is worth a sentence vector
+   * (at most `addThreshold`: a sentence below it cannot yield an item with these weights either).
+   */
+  embedThreshold?: number;
+  /**
+   * Probability below which even a commitment of the rules ("I'll …", "we need to …", a request by name) is
+   * dropped, unless it has a due date; absent or 0: never. The weights with sentence vectors have one: they tell
+   * a promise about meeting business from a task well enough (decision in docs/decisions.md).
+   */
+  keepCommittedThreshold?: number;
   /** What the weights were trained on, for the record. */
   trainedOn?: string;
 }
@@ -49,43 +61,79 @@ export const sigmoid = (z: number) => 1 / (1 + Math.exp(-Math.max(-30, Math.min(
 
 /** A compiled model: weights in a typed array for fast lookups. */
 export interface Detector {
+  /** The words-only weights (used for sentences without a vector). */
   weights: DetectorWeights;
-  /** Probability that each sentence carries a task, in order. */
+  /** The weights with sentence vectors (used for sentences with one), when there are any. */
+  vectorWeights?: DetectorWeights;
+  /**
+   * Probability that each sentence carries a task, in order: under the vector weights for a sentence that has a
+   * vector (`vectors[i]`, when the detector has such weights), under the words-only weights otherwise.
+   */
   score(
     sentences: readonly Sentence[],
     context: FeatureContext,
     vectors?: readonly (ArrayLike<number> | undefined)[],
   ): number[];
+  /** The keep and add thresholds of the weights that scored a sentence with or without a vector. */
+  thresholds(withVector: boolean): { keep: number; add: number; keepCommitted: number };
 }
 
-export function createDetector(weights: DetectorWeights): Detector {
+interface Compiled {
+  weights: DetectorWeights;
+  table: Float64Array;
+}
+
+function compile(weights: DetectorWeights): Compiled {
   if (weights.features !== FEATURES_VERSION)
     throw new Error(
       `action-item detector weights are for features v${weights.features}, the code extracts v${FEATURES_VERSION}: run npm run train:action-items`,
     );
   const table = new Float64Array(weights.buckets);
   for (const [bucket, w] of Object.entries(weights.sparse)) table[Number(bucket)] = w;
+  return { weights, table };
+}
+
+function probability(model: Compiled, features: readonly string[], vector?: ArrayLike<number>): number {
+  const { weights, table } = model;
+  let z = weights.bias;
+  for (const b of featureBuckets(features, weights.buckets)) z += table[b]!;
+  if (weights.dense && vector && vector.length === weights.dense.length) {
+    for (let d = 0; d < vector.length; d++) z += weights.dense[d]! * vector[d]!;
+  }
+  return sigmoid(z);
+}
+
+/**
+ * A detector from words-only weights and, optionally, weights trained with sentence vectors. Words-only weights
+ * that carry `dense` weights themselves use a sentence's vector when given one.
+ */
+export function createDetector(weights: DetectorWeights, vectorWeights?: DetectorWeights): Detector {
+  const words = compile(weights);
+  const withVectors = vectorWeights ? compile(vectorWeights) : weights.dense ? words : undefined;
   return {
     weights,
+    ...(vectorWeights ? { vectorWeights } : {}),
     score(sentences, context, vectors) {
       const features = sentenceFeatures(sentences, context);
       return features.map((f, i) => {
-        let z = weights.bias;
-        for (const b of featureBuckets(f, weights.buckets)) z += table[b]!;
         const v = vectors?.[i];
-        if (weights.dense && v && v.length === weights.dense.length) {
-          for (let d = 0; d < v.length; d++) z += weights.dense[d]! * v[d]!;
-        }
-        return sigmoid(z);
+        return v && withVectors ? probability(withVectors, f, v) : probability(words, f);
       });
+    },
+    thresholds(withVector) {
+      const w = withVector && withVectors ? withVectors.weights : weights;
+      return { keep: w.keepThreshold, add: w.addThreshold, keepCommitted: w.keepCommittedThreshold ?? 0 };
     },
   };
 }
 
 let shipped: Detector | undefined;
 
-/** The detector with the weights shipped in the repository (`detector-weights.json`), compiled once. */
+/**
+ * The detector with the weights shipped in the repository, compiled once: `detector-weights.json` (words
+ * only) and `detector-weights.vectors.json` (words and all-MiniLM-L6-v2 sentence vectors).
+ */
 export function defaultDetector(): Detector {
-  shipped ??= createDetector(weightsFile as DetectorWeights);
+  shipped ??= createDetector(weightsFile as DetectorWeights, vectorWeightsFile as DetectorWeights);
   return shipped;
 }

@@ -1,7 +1,7 @@
 import { AppError, type ErrorCode } from '../../../lib/errors.ts';
 import { lowerThreadPriority } from '../../../lib/thread-priority.ts';
 import { type Chunk, chunkNote, type NoteContent } from '../../search/chunk-note.ts';
-import { type Analysis, type AnalysisInput, analyzeTranscript } from '../analyze-builtin.ts';
+import { type Analysis, type AnalysisInput, analyzeTranscriptWithModel } from '../analyze-builtin.ts';
 import { parseTranscript, type TranscriptSegment } from '../parse-transcript.ts';
 
 /**
@@ -23,13 +23,13 @@ export type ProcessingOutcome =
 // This thread yields the CPU to the API's.
 lowerThreadPriority();
 
-export default function runProcessingTask(task: ProcessingTask): ProcessingOutcome {
+export default async function runProcessingTask(task: ProcessingTask): Promise<ProcessingOutcome> {
   try {
     switch (task.kind) {
       case 'parse':
         return { ok: true, value: parseTranscript(task.transcript) };
       case 'analyze':
-        return { ok: true, value: analyzeTranscript(task.input) };
+        return { ok: true, value: await analyzeTranscriptWithModel(task.input) };
       case 'chunk':
         return { ok: true, value: chunkNote(task.content) };
       case 'spin': {
