@@ -1,10 +1,11 @@
-import { hostname } from 'node:os';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { WEBHOOK_EVENTS_CHANNEL } from '../../db/migrations/0002-webhooks.ts';
 import type { Deps } from '../../deps.ts';
-import { randomBase62 } from '../../lib/ids.ts';
+import { startLeaseRenewal } from '../../lib/lease-renewal.ts';
+import { POLL_JITTER, startPollLoop } from '../../lib/poll-loop.ts';
 import { toIso } from '../../lib/time.ts';
+import { createWorkerId } from '../../lib/worker-id.ts';
 import {
   type AttemptRecord,
   type DeliveryRow,
@@ -15,7 +16,7 @@ import {
 } from './delivery/deliveries.repo.ts';
 import { type AttemptResult, executeDelivery } from './delivery/execute-delivery.ts';
 import { fanOutSome } from './delivery/fan-out-events.ts';
-import { maxAttempts, retryDelayMs } from './delivery/retry-policy.ts';
+import { decideAfterAttempt, decideBeforeSending } from './delivery/retry-policy.ts';
 import { overlappingSecret } from './delivery/sign-payload.ts';
 import {
   createCachingLookup,
@@ -48,13 +49,7 @@ interface Runtime {
   /** Guarded DNS answers cached briefly (every use is still vetted and pinned). */
   lookup: Lookup;
   leaseMs: number;
-  maxAttempts: number;
   logger: Logger;
-}
-
-/** host/pid/random: tells operators which process holds a delivery. */
-function createWorkerId(): string {
-  return `${hostname()}/${process.pid}/${randomBase62(6)}`;
 }
 
 function createRuntime(deps: Deps, workerId: string, agents?: OutboundAgents): Runtime {
@@ -71,7 +66,6 @@ function createRuntime(deps: Deps, workerId: string, agents?: OutboundAgents): R
     // Renewed every third of it while the attempt runs (pump): short, so a killed worker's claims are taken
     // over soon, whatever the attempt timeout.
     leaseMs: webhookDelivery.leaseSeconds * 1000,
-    maxAttempts: maxAttempts(webhooks.retryScheduleSeconds),
     logger: deps.logger.child({ component: 'webhooks', worker_id: workerId }),
   };
 }
@@ -163,7 +157,7 @@ async function pump(rt: Runtime, signals: Signals, signal?: AbortSignal): Promis
   };
   // Leases this pass holds (claimed, outcome not recorded yet): renewed every third of the lease.
   const held = new Set<string>();
-  const renewals = startLeaseRenewal(rt, held);
+  const renewals = renewHeldLeases(rt, held);
   // Slots promised to the claims of cycles in flight.
   let reserved = 0;
   let attempts = 0;
@@ -308,33 +302,25 @@ async function pump(rt: Runtime, signals: Signals, signal?: AbortSignal): Promis
 }
 
 /**
- * Keeps the leases of a pass's claimed deliveries alive: every third of the lease, one UPDATE moves their
- * `locked_until` forward (only rows this worker still holds). So leases can be short (WEBHOOKS_LEASE_SECONDS,
- * default 15 s) and a killed worker's deliveries are taken over within about one lease, while a slow attempt
- * (up to WEBHOOKS_TIMEOUT_MS) keeps its lease. A failed renewal is logged; the lease may then run out and the
- * delivery be sent again by another worker (at-least-once).
+ * Keeps the leases of a pass's claimed deliveries alive (lib/lease-renewal.ts): every third of the lease, one
+ * UPDATE moves their `locked_until` forward (only rows this worker still holds). So leases can be short
+ * (WEBHOOKS_LEASE_SECONDS, default 15 s) and a killed worker's deliveries are taken over within about one lease,
+ * while a slow attempt (up to WEBHOOKS_TIMEOUT_MS) keeps its lease. A failed renewal is logged; the lease may
+ * then run out and the delivery be sent again by another worker (at-least-once).
  */
-function startLeaseRenewal(rt: Runtime, held: ReadonlySet<string>): { stop(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  const renew = () => {
-    if (running || held.size === 0) return;
-    const ids = [...held];
-    const now = Date.now();
-    running = deliveriesRepo
-      .renewLeases(rt.deps.db, { workerId: rt.workerId, ids, lockedUntil: toIso(now + rt.leaseMs) })
-      .catch((error: unknown) => rt.logger.warn({ err: error }, 'could not renew webhook delivery leases'))
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  const timer = setInterval(renew, Math.max(100, Math.floor(rt.leaseMs / 3)));
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+function renewHeldLeases(rt: Runtime, held: ReadonlySet<string>): { stop(): Promise<void> } {
+  return startLeaseRenewal({
+    leaseMs: rt.leaseMs,
+    renew: () =>
+      held.size === 0
+        ? undefined
+        : deliveriesRepo.renewLeases(rt.deps.db, {
+            workerId: rt.workerId,
+            ids: [...held],
+            lockedUntil: toIso(Date.now() + rt.leaseMs),
+          }),
+    onError: (error) => rt.logger.warn({ err: error }, 'could not renew webhook delivery leases'),
+  });
 }
 
 /**
@@ -362,16 +348,20 @@ async function attemptDelivery(
       log.warn(context, 'previous attempt was lost: its worker stopped before recording the outcome');
     // The webhook was deleted after the claim: its deliveries went with it.
     if (!target) return null;
-    if (target.active !== 1) {
+    const schedule = deps.config.webhooks.retryScheduleSeconds;
+    const skip = decideBeforeSending({
+      attempt: lease.attempt,
+      scheduleSeconds: schedule,
+      webhookActive: target.active === 1,
+    });
+    if (skip) {
+      const next = { status: skip.kind === 'cancelled' ? 'cancelled' : 'failed', now: nowIso() } as const;
       return {
-        outcome: { lease, next: { status: 'cancelled', now: nowIso() }, attempt: null },
-        recorded: () => log.info(context, 'delivery cancelled: the webhook is not active'),
-      };
-    }
-    if (lease.attempt > rt.maxAttempts) {
-      return {
-        outcome: { lease, next: { status: 'failed', now: nowIso() }, attempt: null },
-        recorded: () => log.error(context, 'delivery failed: its last attempt was lost'),
+        outcome: { lease, next, attempt: null },
+        recorded: () =>
+          skip.kind === 'cancelled'
+            ? log.info(context, 'delivery cancelled: the webhook is not active')
+            : log.error(context, 'delivery failed: its last attempt was lost'),
       };
     }
     const startedAt = nowIso();
@@ -406,33 +396,42 @@ async function attemptDelivery(
       host: safeHost(target.url),
       ...(result.outcome === 'failed' && result.detail ? { refused: result.detail } : {}),
     });
-    if (result.outcome === 'delivered') {
-      return {
-        outcome: { lease, next: { status: 'succeeded', now: completedAt }, attempt },
-        recorded: (held) => {
-          if (!held) log.warn(fields(), 'webhook delivered after the lease was lost; outcome not recorded');
-          else if (log.isLevelEnabled('info')) log.info(fields(), 'webhook delivered');
-        },
-      };
+    const error = result.outcome === 'failed' ? result.error : undefined;
+    const decision = decideAfterAttempt({
+      attempt: lease.attempt,
+      scheduleSeconds: schedule,
+      result,
+      eventGone: target.payload === null,
+      now: Date.now(),
+    });
+    switch (decision.kind) {
+      case 'delivered':
+        return {
+          outcome: { lease, next: { status: 'succeeded', now: completedAt }, attempt },
+          recorded: (held) => {
+            if (!held) log.warn(fields(), 'webhook delivered after the lease was lost; outcome not recorded');
+            else if (log.isLevelEnabled('info')) log.info(fields(), 'webhook delivered');
+          },
+        };
+      case 'retry':
+        return {
+          outcome: {
+            lease,
+            next: { status: 'pending', now: completedAt, nextAttemptAt: toIso(decision.at) },
+            attempt,
+          },
+          recorded: () =>
+            log.warn(
+              { ...fields(), error, retry_in_ms: decision.delayMs },
+              'webhook attempt failed; will retry',
+            ),
+        };
+      case 'failed':
+        return {
+          outcome: { lease, next: { status: 'failed', now: completedAt }, attempt },
+          recorded: () => log.error({ ...fields(), error }, 'webhook delivery failed on its last attempt'),
+        };
     }
-    const delay =
-      target.payload === null ? null : retryDelayMs(lease.attempt, deps.config.webhooks.retryScheduleSeconds);
-    if (delay !== null && lease.attempt < rt.maxAttempts) {
-      const nextAttemptAt = toIso(Date.now() + delay);
-      return {
-        outcome: { lease, next: { status: 'pending', now: completedAt, nextAttemptAt }, attempt },
-        recorded: () =>
-          log.warn(
-            { ...fields(), error: result.error, retry_in_ms: delay },
-            'webhook attempt failed; will retry',
-          ),
-      };
-    }
-    return {
-      outcome: { lease, next: { status: 'failed', now: completedAt }, attempt },
-      recorded: () =>
-        log.error({ ...fields(), error: result.error }, 'webhook delivery failed on its last attempt'),
-    };
   } catch (error) {
     // The lease runs out and another pass retries the delivery.
     log.error({ ...context, err: error }, 'webhook attempt failed unexpectedly');
@@ -500,49 +499,32 @@ function listenForEvents(rt: Runtime, onEvent: () => void): { close(): Promise<v
 
 /**
  * Runs the delivery loop in this process: a pass whenever woken (new events: `wake()`, or a PostgreSQL
- * notification from any process) and every WEBHOOKS_POLL_MS (retries that came due, events of processes
+ * notification from any process) and every WEBHOOKS_POLL_MS +0–10% (retries that came due, events of processes
  * that cannot wake this one). A failed pass is logged and retried at the next tick.
  */
 export function startWebhookWorker(deps: Deps, options: { workerId?: string } = {}): WebhookWorker {
   const rt = createRuntime(deps, options.workerId ?? createWorkerId());
-  const stopping = new AbortController();
   const signals = new Signals();
-  let pass: Promise<void> | undefined;
-
-  const poll = (): void => {
-    if (stopping.signal.aborted) return;
-    if (pass) {
-      // The running pass fans out and claims again (also retries that came due while it was busy).
-      signals.newEvents();
-      return;
-    }
-    signals.takeEvents();
-    pass = pump(rt, signals, stopping.signal)
-      .then(
-        () => undefined,
-        (error: unknown) => rt.logger.error({ err: error }, 'webhook delivery pass failed'),
-      )
-      .finally(() => {
-        pass = undefined;
-        if (!stopping.signal.aborted && signals.takeEvents()) poll();
-      });
-  };
-
-  const ticker = setInterval(poll, deps.config.webhookDelivery.pollMs);
-  ticker.unref();
-  const listener = listenForEvents(rt, poll);
+  const loop = startPollLoop({
+    name: 'webhook worker',
+    intervalMs: deps.config.webhookDelivery.pollMs,
+    // Ticks go on while a pass runs: the pass then fans out and claims again (also retries that came due).
+    ticks: 'fixed-rate',
+    jitter: POLL_JITTER,
+    holdProcess: false,
+    pass: (signal) => pump(rt, signals, signal),
+    onError: (error) => rt.logger.error({ err: error }, 'webhook delivery pass failed'),
+    wakeups: { set: () => signals.newEvents(), take: () => signals.takeEvents() },
+  });
+  const listener = listenForEvents(rt, loop.wake);
   rt.logger.info(
     { poll_ms: deps.config.webhookDelivery.pollMs, concurrency: deps.config.webhookDelivery.concurrency },
     'webhook worker started',
   );
-  poll();
   return {
-    wake: poll,
+    wake: loop.wake,
     async stop() {
-      stopping.abort();
-      clearInterval(ticker);
-      signals.newEvents();
-      await pass;
+      await loop.stop();
       await listener.close();
       rt.agents.destroy();
       rt.logger.info('webhook worker stopped');
