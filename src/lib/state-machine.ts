@@ -10,6 +10,8 @@ export class StateMachine<S extends string> {
     private readonly name: string,
     initial: S,
     private readonly moves: { readonly [K in S]: readonly S[] },
+    /** Told of every move (tests, tracing). */
+    private readonly observe?: (from: S, to: S) => void,
   ) {
     this.current = initial;
   }
@@ -22,6 +24,8 @@ export class StateMachine<S extends string> {
   transition(next: S): void {
     if (!this.moves[this.current].includes(next))
       throw new Error(`${this.name}: illegal transition ${this.current} → ${next}`);
+    const from = this.current;
     this.current = next;
+    this.observe?.(from, next);
   }
 }

@@ -45,7 +45,13 @@ afterEach(async () => {
 
 describe('StateMachine', () => {
   it('moves along the allowed moves and throws on any other, naming both states', () => {
-    const m = new StateMachine<'a' | 'b' | 'c'>('thing', 'a', { a: ['b'], b: ['a', 'c'], c: [] });
+    const moves: string[] = [];
+    const m = new StateMachine<'a' | 'b' | 'c'>(
+      'thing',
+      'a',
+      { a: ['b'], b: ['a', 'c'], c: [] },
+      (from, to) => moves.push(`${from}→${to}`),
+    );
     m.transition('b');
     m.transition('a');
     m.transition('b');
@@ -53,6 +59,7 @@ describe('StateMachine', () => {
     expect(m.state).toBe('c');
     expect(() => m.transition('a')).toThrow('thing: illegal transition c → a');
     expect(m.state).toBe('c');
+    expect(moves).toEqual(['a→b', 'b→a', 'a→b', 'b→c']);
     const fresh = new StateMachine<'a' | 'b' | 'c'>('thing', 'a', { a: ['b'], b: ['a', 'c'], c: [] });
     expect(() => fresh.transition('c')).toThrow(/a → c/);
   });

@@ -48,7 +48,7 @@ type CycleResult = Awaited<ReturnType<typeof deliveriesRepo.cycle>>;
  * (the next claim does not wait for the previous round trip); SQLite runs them one after another.
  */
 export class DeliveryPass {
-  private readonly machine = new StateMachine<PassState>('webhook delivery pass', 'polling', MOVES);
+  private readonly machine: StateMachine<PassState>;
   private readonly concurrency: number;
   /** Claim in batches rather than one row per freed slot: fewer cycles when busy. */
   private readonly lowWater: number;
@@ -77,7 +77,10 @@ export class DeliveryPass {
     private readonly rt: Runtime,
     private readonly signals: Signals,
     private readonly signal?: AbortSignal,
+    /** Told of every state change (tests). */
+    observe?: (from: PassState, to: PassState) => void,
   ) {
+    this.machine = new StateMachine<PassState>('webhook delivery pass', 'polling', MOVES, observe);
     const settings = rt.deps.config.webhookDelivery;
     this.concurrency = settings.concurrency;
     this.lowWater = Math.max(1, Math.floor(this.concurrency / 4));
