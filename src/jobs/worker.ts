@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { exponentialDelayMs, type Jitter, withJitter } from '../lib/backoff.ts';
+import { type BackoffPolicy, backoffDelayMs } from '../lib/backoff.ts';
+import { startLeaseRenewal } from '../lib/lease-renewal.ts';
+import { POLL_JITTER, startPollLoop } from '../lib/poll-loop.ts';
 import { nowIso, toIso } from '../lib/time.ts';
 import { createWorkerId } from '../lib/worker-id.ts';
 import { JOB_CATALOG } from './catalog.ts';
@@ -24,21 +26,22 @@ export interface RunDueJobsOptions {
   signal?: AbortSignal;
 }
 
-/** Backoff never grows beyond this, whatever the base and attempt. */
-const MAX_RETRY_DELAY_MS = 6 * 3600_000;
-/** Retry delays are spread by ±20% so jobs that failed together do not retry together. */
-const JITTER: Jitter = { below: 0.2, above: 0.2 };
+/** Job retries: base × 2^(n−1), ±20% so jobs that failed together do not retry together, at most six hours. */
+export const jobBackoff = (baseSeconds: number): BackoffPolicy => ({
+  kind: 'exponential',
+  baseMs: baseSeconds * 1000,
+  capMs: 6 * 3600_000,
+  jitter: { below: 0.2, above: 0.2 },
+});
 
-/** Delay before retry number `attempt` (1-based): base × 2^(attempt−1), ±20% jitter, capped at six hours. */
+/** Delay before retry number `attempt` (1-based) of a job (see jobBackoff). */
 export function computeRetryDelayMs(
   attempt: number,
   baseSeconds: number,
   random: () => number = Math.random,
-) {
-  return Math.min(
-    MAX_RETRY_DELAY_MS,
-    withJitter(exponentialDelayMs(attempt, baseSeconds * 1000), JITTER, random),
-  );
+): number {
+  // An exponential policy always has a next delay.
+  return backoffDelayMs(attempt, jobBackoff(baseSeconds), random) as number;
 }
 
 /**
@@ -64,49 +67,27 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
 }
 
 /**
- * Polls for due jobs every `config.worker.pollMs` in this process. A failed poll (database briefly
- * unreachable) is logged and retried at the next tick.
+ * Polls for due jobs every `config.worker.pollMs` (+0–10%) in this process, on the shared poll loop
+ * (lib/poll-loop.ts: idle → running → idle, stopping → stopped); the next poll is an interval after a pass
+ * ends. A failed poll (database briefly unreachable) is logged and retried at the next tick.
  */
 export function startWorker(deps: Deps, options: Omit<RunDueJobsOptions, 'signal'> = {}): JobWorker {
   const workerId = options.workerId ?? createWorkerId();
-  const stopping = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  let pass: Promise<void> | undefined;
-  let wokenDuringPass = false;
-
-  const poll = (): void => {
-    if (stopping.signal.aborted) return;
-    if (pass) {
-      // A job enqueued after this pass looked for work must not wait a whole tick.
-      wokenDuringPass = true;
-      return;
-    }
-    clearTimeout(timer);
-    pass = runDueJobs(deps, { ...options, workerId, signal: stopping.signal })
-      .then(
-        () => undefined,
-        (error: unknown) => deps.logger.error({ err: error, worker_id: workerId }, 'polling for jobs failed'),
-      )
-      .finally(() => {
-        pass = undefined;
-        if (stopping.signal.aborted) return;
-        if (wokenDuringPass) {
-          wokenDuringPass = false;
-          poll();
-        } else {
-          timer = setTimeout(poll, deps.config.worker.pollMs);
-        }
-      });
-  };
-
+  const loop = startPollLoop({
+    name: 'job worker',
+    intervalMs: deps.config.worker.pollMs,
+    ticks: 'after-pass',
+    jitter: POLL_JITTER,
+    holdProcess: true,
+    pass: (signal) => runDueJobs(deps, { ...options, workerId, signal }),
+    onError: (error) => deps.logger.error({ err: error, worker_id: workerId }, 'polling for jobs failed'),
+  });
   deps.logger.info({ worker_id: workerId, poll_ms: deps.config.worker.pollMs }, 'job worker started');
-  poll();
   return {
-    wake: poll,
+    // A job enqueued while a pass runs does not wait a whole tick: another pass follows.
+    wake: loop.wake,
     async stop() {
-      stopping.abort();
-      clearTimeout(timer);
-      await pass;
+      await loop.stop();
       deps.logger.info({ worker_id: workerId }, 'job worker stopped');
     },
   };
@@ -197,23 +178,23 @@ async function runWithLease(
   lease: JobLease,
 ): Promise<Outcome> {
   const leaseMs = deps.config.worker.leaseSeconds * 1000;
-  const heartbeat = setInterval(() => {
-    const now = Date.now();
-    jobsRepo.extendLease(deps.db, lease, toIso(now + leaseMs), toIso(now)).then(
-      (held) => {
+  const renewal = startLeaseRenewal({
+    leaseMs,
+    renew: () => {
+      const now = Date.now();
+      return jobsRepo.extendLease(deps.db, lease, toIso(now + leaseMs), toIso(now)).then((held) => {
         if (!held) ctx.logger.warn('job lease was lost to another worker');
-      },
-      (error: unknown) => ctx.logger.warn({ err: error }, 'could not extend the job lease'),
-    );
-  }, leaseMs / 3);
-  heartbeat.unref();
+      });
+    },
+    onError: (error) => ctx.logger.warn({ err: error }, 'could not extend the job lease'),
+  });
   try {
     await definition.run(payload, ctx);
     return { outcome: 'done' };
   } catch (error) {
     return { outcome: 'error', error };
   } finally {
-    clearInterval(heartbeat);
+    await renewal.stop();
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { retryDelayMs } from '../../src/features/webhooks/delivery/retry-policy.ts';
 import { computeRetryDelayMs } from '../../src/jobs/worker.ts';
-import { exponentialDelayMs, withJitter } from '../../src/lib/backoff.ts';
+import { backoffDelayMs, exponentialDelayMs, withJitter } from '../../src/lib/backoff.ts';
 
 const draws = [0, 0.1, 0.25, 0.5, 0.75, 0.999999];
 
@@ -36,12 +36,29 @@ describe('backoff', () => {
         }
   });
 
-  it("gives the webhook schedule's delays exactly (up to +20%), so the delivery worker can adopt it", () => {
+  it("gives the webhook schedule's delays exactly as the formula it replaced (schedule entry, up to +20%)", () => {
     const schedule = [30, 120, 480];
     for (const [i, seconds] of schedule.entries())
-      for (const r of draws)
-        expect(withJitter(seconds * 1000, { below: 0, above: 0.2 }, () => r)).toBe(
-          retryDelayMs(i + 1, schedule, () => r),
-        );
+      for (const r of draws) {
+        const before = Math.round(seconds * 1000 * (1 + 0.2 * r));
+        expect(retryDelayMs(i + 1, schedule, () => r)).toBe(before);
+        expect(withJitter(seconds * 1000, { below: 0, above: 0.2 }, () => r)).toBe(before);
+      }
+    expect(retryDelayMs(4, schedule, () => 0.5)).toBeNull();
+    expect(retryDelayMs(1, [], () => 0.5)).toBeNull();
+  });
+
+  it('gives one delay per schedule entry and none after it; an exponential policy never runs out but is capped', () => {
+    const schedule = { kind: 'schedule', delaysMs: [1_000, 5_000], jitter: { below: 0, above: 0 } } as const;
+    expect([1, 2, 3].map((n) => backoffDelayMs(n, schedule))).toEqual([1_000, 5_000, null]);
+    const exponential = {
+      kind: 'exponential',
+      baseMs: 1_000,
+      capMs: 10_000,
+      jitter: { below: 0, above: 0 },
+    } as const;
+    expect([1, 2, 3, 4, 5, 40].map((n) => backoffDelayMs(n, exponential))).toEqual([
+      1_000, 2_000, 4_000, 8_000, 10_000, 10_000,
+    ]);
   });
 });
