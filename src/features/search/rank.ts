@@ -10,6 +10,8 @@ export interface NoteEvidence {
   keyword: number[];
   /** Best cosine similarity of one of its chunks to the query, when the vector index returned one. */
   vector?: number;
+  /** How many of its chunks `vector` is the best of (with `vector`): the more, the higher a best cosine by chance. */
+  passages?: number;
   /** Rarity-weighted share (0..1) of the query's terms that its best-matching chunk contains. */
   coverage: number;
   /**

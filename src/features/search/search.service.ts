@@ -204,7 +204,7 @@ export async function gatherEvidence(
   // Per note: keyword chunk scores (best first) and the best chunk by meaning.
   const byNote = new Map<
     string,
-    { keyword: { id: number; score: number }[]; vector?: { id: number; sim: number } }
+    { keyword: { id: number; score: number }[]; vector?: { id: number; sim: number }; passages?: number }
   >();
   const entry = (noteId: string) => {
     let e = byNote.get(noteId);
@@ -239,7 +239,9 @@ export async function gatherEvidence(
     for (const c of await searchRepo.chunkEmbeddings(deps.db, space, examined, engine.embedder.id)) {
       const sim = dot(q, bytesToVector(c.embedding));
       const e = byNote.get(c.note_id);
-      if (e && (!e.vector || sim > e.vector.sim)) e.vector = { id: c.id, sim };
+      if (!e) continue;
+      e.passages = (e.passages ?? 0) + 1;
+      if (!e.vector || sim > e.vector.sim) e.vector = { id: c.id, sim };
     }
   }
 
@@ -300,7 +302,7 @@ export async function gatherEvidence(
     evidence.push({
       noteId,
       keyword: e.keyword.map((k) => k.score),
-      ...(e.vector ? { vector: e.vector.sim } : {}),
+      ...(e.vector ? { vector: e.vector.sim, passages: e.passages ?? 1 } : {}),
       coverage: best?.coverage ?? 0,
       phrase,
       rareTermsPresent: rareTerms.length > 0 && rareHolders.has(noteId),
