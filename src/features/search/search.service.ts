@@ -146,8 +146,12 @@ export async function gatherEvidence(
   await ensureSpaceIndexed(deps, space);
   const query = analyzeQuery(input.query);
   const filters: SearchFilters = { from: input.from, to: input.to, tag: input.tag };
+  // The query's embedding (in the model's worker thread) and the nearest notes overlap with the term statistics
+  // and keyword retrieval (docs/performance.md, Search).
+  const nearest = nearestByMeaning(deps, engine, space, input, query, filters);
+  nearest.catch(() => {});
   const terms = await weighTerms(deps, space, query);
-  const retrieved = await retrieve(deps, engine, space, input, query, filters, terms);
+  const retrieved = await retrieve(deps, space, query, filters, terms, nearest);
   const examined = await examine(deps, engine, space, retrieved, terms);
   const { evidence, bestChunk } = noteEvidence(query, retrieved.byNote, examined, terms);
   const { byNote, notes } = retrieved;
@@ -247,34 +251,41 @@ interface Retrieved {
   vectorHits: number;
 }
 
-/** Step 2, retrieve: keyword chunks (FTS5 / tsvector) and the nearest notes by meaning, at the same time. */
-async function retrieve(
+/** The query's vector and the notes nearest to it by their note vector, nearest first (none without vectors). */
+async function nearestByMeaning(
   deps: Deps,
   engine: SearchEngine,
   space: Space,
   input: SearchInput,
   query: AnalyzedQuery,
   filters: SearchFilters,
-  terms: TermWeights,
-): Promise<Retrieved> {
+): Promise<{ vector?: Float32Array; hits: { noteId: string }[] }> {
+  const embedder = engine.embedder;
+  // A query without a letter or digit means nothing (a sentence model would still place it somewhere).
+  if (!engine.vectorsReady || !embedder || !/[\p{L}\p{N}]/u.test(query.raw)) return { hits: [] };
+  const [vector] = await embedder.embed([input.query], 'query');
+  if (!vector || isZero(vector)) return { hits: [] };
   const filtered = Boolean(filters.from || filters.to || filters.tag);
-  const vectorNotes = (async () => {
-    const embedder = engine.embedder;
-    // A query without a letter or digit means nothing (a sentence model would still place it somewhere).
-    if (!engine.vectorsReady || !embedder || !/[\p{L}\p{N}]/u.test(query.raw))
-      return { vector: undefined, hits: [] };
-    const [vector] = await embedder.embed([input.query], 'query');
-    if (!vector || isZero(vector)) return { vector: undefined, hits: [] };
-    const hits = await engine.store.search(
-      deps.db,
-      embedder.dims,
-      space,
-      vector,
-      filtered ? FILTERED_VECTOR_NOTES : VECTOR_NOTES,
-      { embedderId: embedder.id, filters },
-    );
-    return { vector, hits };
-  })();
+  const hits = await engine.store.search(
+    deps.db,
+    embedder.dims,
+    space,
+    vector,
+    filtered ? FILTERED_VECTOR_NOTES : VECTOR_NOTES,
+    { embedderId: embedder.id, filters },
+  );
+  return { vector, hits };
+}
+
+/** Step 2, retrieve: keyword chunks (FTS5 / tsvector) and the nearest notes by meaning, at the same time. */
+async function retrieve(
+  deps: Deps,
+  space: Space,
+  query: AnalyzedQuery,
+  filters: SearchFilters,
+  terms: TermWeights,
+  vectorNotes: ReturnType<typeof nearestByMeaning>,
+): Promise<Retrieved> {
   const retrieval = retrievalTerms(query, terms.df, terms.spaceSize);
   const [keywordHits, vectorResult] = await Promise.all([
     searchRepo.keywordChunks(deps.db, deps.dialect, space, retrieval.terms, filters, KEYWORD_CANDIDATES, {
