@@ -13,7 +13,8 @@
  *
  * Options by environment: NOTES, WORDS, POOL, QUERIES, DIALECTS=sqlite,postgres, PROFILE=1, MEETINGS (one-hour
  * meetings indexed, default 3; 0 skips), BENCH_DATABASE_URL (PostgreSQL server; default TEST_DATABASE_URL or
- * postgres://postgres@127.0.0.1:5432/postgres), BENCH_VECTOR_CACHE=off.
+ * postgres://postgres@127.0.0.1:5432/postgres), BENCH_VECTOR_CACHE=off, BENCH_VECTOR_EXTENSION=off (SQLite without
+ * sqlite-vec: the `exact` vector store).
  */
 import { sql } from 'kysely';
 import type { Dialect, Mode } from '../../src/db/schema.ts';
