@@ -5,11 +5,16 @@
  * vector-only and hybrid ranking, a MiniSearch BM25 baseline over the same note text, the calibration of
  * `relevance` and where the snippets fall. Options: --out FILE (JSON of the figures), --evidence FILE (saves
  * the per-query evidence for bench/search-quality/tune.ts), --paraphrase-only (only the paraphrase set,
- * paraphrase-set.json: MRR@10, right note first at ≥ 0.5, off-topic false alarms, tuned and held-out parts).
+ * paraphrase-set.json: MRR@10, right note first at ≥ 0.5, off-topic false alarms, tuned and held-out parts;
+ * --paraphrase-evidence FILE saves its per-query evidence), --cross-family (only the cross-family false alarms:
+ * cross-family.ts; --evidence FILE then saves that run's evidence). Passage vectors are cached on disk
+ * (bench/search/vector-cache.ts; BENCH_VECTOR_CACHE=off to embed everything).
  */
 import fs from 'node:fs';
 import MiniSearch from 'minisearch';
 import { benchActor, benchDeps, openBenchDatabase, percentile } from '../search/setup.ts';
+import { useVectorCache } from '../search/vector-cache.ts';
+import { alarmRates, type CrossFamilyQuery, runCrossFamily } from './cross-family.ts';
 import { evaluate, type Metrics, rankingMetrics } from './metrics.ts';
 import { collectParaphraseEvidence, paraphraseMetrics } from './paraphrase.ts';
 import { collectEvidence, ingest, loadMeetings } from './qmsum.ts';
@@ -20,13 +25,41 @@ const option = (name: string) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+
+if (args.includes('--cross-family')) {
+  const meetings = loadMeetings();
+  const queries = await runCrossFamily(meetings, (line) => process.stderr.write(`${line}\n`));
+  const report = (name: string, qs: CrossFamilyQuery[]) => {
+    const r = alarmRates(qs);
+    process.stdout.write(
+      `cross-family false alarms (${name}): ${pct(r.all.rate)} of ${r.all.queries} queries (goal ≤ 5 %); ` +
+        `AMI ${pct(r.AMI.rate)}, ICSI ${pct(r.ICSI.rate)}, committee ${pct(r.committee.rate)}\n`,
+    );
+  };
+  report(
+    'tuned half',
+    queries.filter((q) => !q.heldOut),
+  );
+  report(
+    'held-out half',
+    queries.filter((q) => q.heldOut),
+  );
+  report('all', queries);
+  const evidenceFile = option('--evidence');
+  if (evidenceFile) fs.writeFileSync(evidenceFile, JSON.stringify({ queries }));
+  process.exit(0);
+}
+
 // The paraphrase set first (about a minute): tuned part and held-out part reported apart.
 {
   const paraphraseDb = await openBenchDatabase('sqlite');
   try {
     const deps = benchDeps(paraphraseDb);
+    await useVectorCache(deps);
     const items = await collectParaphraseEvidence(deps, await benchActor(paraphraseDb.db));
-    const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+    const paraphraseEvidence = option('--paraphrase-evidence');
+    if (paraphraseEvidence) fs.writeFileSync(paraphraseEvidence, JSON.stringify(items));
     for (const [name, part] of [
       ['tuned on', items.filter((i) => !i.holdout)],
       ['held out', items.filter((i) => i.holdout)],
@@ -47,11 +80,14 @@ const meetings = loadMeetings();
 const database = await openBenchDatabase('sqlite');
 try {
   const deps = benchDeps(database);
+  const cache = await useVectorCache(deps);
   const actor = await benchActor(database.db);
   process.stderr.write(
     `ingesting ${meetings.length} meetings (vector extension: ${database.vectorExtension})…\n`,
   );
   const corpus = await ingest(deps, actor, meetings);
+  if (cache)
+    process.stderr.write(`passage vectors: ${cache.hits} from the cache, ${cache.misses} embedded\n`);
   process.stderr.write(
     `indexed ${corpus.chunks} chunks in ${corpus.indexSeconds.toFixed(1)} s; running queries…\n`,
   );
@@ -83,7 +119,6 @@ try {
     latencyMs: { p50: percentile(latency, 50), p95: percentile(latency, 95) },
   };
 
-  const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
   const row = (name: string, m: Pick<Metrics, 'mrr10' | 'recall1' | 'recall5' | 'recall10'>) =>
     `| ${name.padEnd(22)} | ${m.mrr10.toFixed(3)} | ${m.recall1.toFixed(3)} | ${m.recall5.toFixed(3)} | ${m.recall10.toFixed(3)} |`;
   const lines = [

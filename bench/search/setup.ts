@@ -35,7 +35,10 @@ export async function openBenchDatabase(dialect: Dialect): Promise<BenchDatabase
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
-    const loaded = loadVectorExtension(sqlite);
+    const loaded =
+      process.env.BENCH_VECTOR_EXTENSION === 'off'
+        ? { loaded: false as const, reason: 'BENCH_VECTOR_EXTENSION=off' }
+        : loadVectorExtension(sqlite);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     await migrate(db, 'sqlite');
     return {

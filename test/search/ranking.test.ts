@@ -97,6 +97,26 @@ describe('relevance', () => {
     expect(ranked.find((r) => r.noteId === 'picnic')!.relevance).toBeLessThan(0.5);
   });
 
+  it('a long note needs a closer best passage to be relevant by meaning than a short one', () => {
+    const others = Array.from({ length: 10 }, (_, i) => evidence(`other${i}`, { vector: 0.05 }));
+    const judge = (passages: number, vector: number) =>
+      rankNotes([evidence('note', { vector, passages }), ...others], 11).find((r) => r.noteId === 'note')!
+        .relevance;
+    // The same cosine: relevant as the best of 4 passages, not as the best of 80 (one of many, by chance).
+    expect(judge(4, 0.4)).toBeGreaterThanOrEqual(0.5);
+    expect(judge(80, 0.4)).toBeLessThan(0.5);
+    // A long note whose best passage is much closer still passes.
+    expect(judge(80, 0.7)).toBeGreaterThanOrEqual(0.5);
+    // The veto line rises too: a long note sharing a few words but not the meaning stays below 0.5.
+    const keywordOnly = (passages: number) =>
+      rankNotes(
+        [evidence('note', { keyword: [5], coverage: 1, phrase: 1, vector: 0.3, passages }), ...others],
+        11,
+      ).find((r) => r.noteId === 'note')!.relevance;
+    expect(keywordOnly(4)).toBeGreaterThanOrEqual(0.5);
+    expect(keywordOnly(80)).toBeLessThan(0.5);
+  });
+
   it('lists most relevant first, relevance in [0, 1], and no lower-ranked note above a higher one', () => {
     const ranked = rankNotes(
       Array.from({ length: 30 }, (_, i) =>

@@ -10,6 +10,8 @@ export interface NoteEvidence {
   keyword: number[];
   /** Best cosine similarity of one of its chunks to the query, when the vector index returned one. */
   vector?: number;
+  /** How many of its chunks `vector` is the best of (with `vector`): the more, the higher a best cosine by chance. */
+  passages?: number;
   /** Rarity-weighted share (0..1) of the query's terms that its best-matching chunk contains. */
   coverage: number;
   /**
@@ -53,6 +55,15 @@ export interface RankParams {
   semanticZ: number;
   semanticMinCosine: number;
   /**
+   * The semantic line rises with the note's length: `semanticMinCosine + semanticPerLogPassage ×
+   * ln(passages / linePassageBase)` (not below `semanticMinCosine`).
+   * The best of many passages reaches a given cosine by chance far more often than the best of two (a
+   * one-hour meeting has ~70 passages, and one of them is close to any question about meetings).
+   */
+  semanticPerLogPassage: number;
+  /** Notes of at most this many passages keep the base lines; longer ones raise them by ln(passages / this). */
+  linePassageBase: number;
+  /**
    * Meaning alone decides relevance only for a query whose words the notes barely hold (best coverage at most
    * this): a paraphrase. When the words match, the keyword evidence decides (fitted on QMSum), and a long note
    * that is merely about meetings in general cannot pass the line by its best passage's cosine.
@@ -66,6 +77,8 @@ export interface RankParams {
    * part; 0 turns it off.
    */
   vetoCosine: number;
+  /** The veto line rises with the note's length as the semantic line does: `+ vetoPerLogPassage × ln(…)`. */
+  vetoPerLogPassage: number;
 }
 
 /** Chosen on QMSum train (bench/search-quality/tune.ts); see docs/quality.md for how and what else was tried. */
@@ -84,9 +97,12 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   rareFloor: 0.55,
   semanticZ: 2,
   semanticMinCosine: 0.3,
+  semanticPerLogPassage: 0.12,
+  linePassageBase: 5,
   semanticMaxCoverage: 0.5,
   semanticSlope: 1,
   vetoCosine: 0.25,
+  vetoPerLogPassage: 0.04,
 };
 
 export interface RankedNote {
@@ -189,14 +205,17 @@ export function rankNotes(
     // Down the fused order relevance never rises: a note ranked lower is not more likely relevant.
     ceiling = Math.min(ceiling, fitted);
     let relevance = ceiling;
-    if (e.vector !== undefined && vec[i]! < params.vetoCosine) relevance = Math.min(relevance, VETOED);
+    const logPassages = Math.log(Math.max(1, (e.passages ?? 1) / params.linePassageBase));
+    if (e.vector !== undefined && vec[i]! < params.vetoCosine + params.vetoPerLogPassage * logPassages)
+      relevance = Math.min(relevance, VETOED);
     if (e.rareTermsPresent) relevance = Math.max(relevance, params.rareFloor);
     if (
       bestCoverage <= params.semanticMaxCoverage &&
       features.zVector >= params.semanticZ &&
-      features.vector >= params.semanticMinCosine
+      features.vector >= params.semanticMinCosine + params.semanticPerLogPassage * logPassages
     ) {
-      const bySense = 0.5 + params.semanticSlope * (features.vector - params.semanticMinCosine);
+      const line = params.semanticMinCosine + params.semanticPerLogPassage * logPassages;
+      const bySense = 0.5 + params.semanticSlope * (features.vector - line);
       relevance = Math.max(relevance, Math.min(SEMANTIC_CAP, bySense));
     }
     return { noteId: e.noteId, score: scores[i]!, relevance, features };

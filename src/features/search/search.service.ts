@@ -9,7 +9,7 @@ import { type RerankedNote, rerankNotes } from './rerank-notes.ts';
 import { CohereReranker } from './reranker.ts';
 import { type ChunkRow, type SearchFilters, type Space, searchRepo } from './search.repo.ts';
 import { bytesToVector } from './search.tables.ts';
-import { getSearchEngine } from './search-engine.ts';
+import { getSearchEngine, type SearchEngine } from './search-engine.ts';
 import { buildSnippet } from './snippet.ts';
 import { stem, words } from './text/tokens.ts';
 
@@ -132,7 +132,8 @@ export interface GatheredEvidence {
 }
 
 /**
- * Asks both indexes and turns their answers into per-note evidence (what rankNotes scores). Exported for the
+ * Asks both indexes and turns their answers into per-note evidence (what rankNotes scores), in four steps:
+ * term weights → retrieve candidates → examine the best candidates → evidence per note. Exported for the
  * quality benchmark, which ranks the same evidence with different parameters.
  */
 export async function gatherEvidence(
@@ -145,11 +146,64 @@ export async function gatherEvidence(
   await ensureSpaceIndexed(deps, space);
   const query = analyzeQuery(input.query);
   const filters: SearchFilters = { from: input.from, to: input.to, tag: input.tag };
-  const filtered = Boolean(filters.from || filters.to || filters.tag);
+  // The query's embedding (in the model's worker thread) and the nearest notes overlap with the term statistics
+  // and keyword retrieval (docs/performance.md, Search).
+  const nearest = nearestByMeaning(deps, engine, space, input, query, filters);
+  nearest.catch(() => {});
+  const terms = await weighTerms(deps, space, query);
+  const retrieved = await retrieve(deps, space, query, filters, terms, nearest);
+  const examined = await examine(deps, engine, space, retrieved, terms);
+  const { evidence, bestChunk } = noteEvidence(query, retrieved.byNote, examined, terms);
+  const { byNote, notes } = retrieved;
+  const { chunkById } = examined;
+
+  return {
+    query,
+    evidence,
+    spaceSize: retrieved.spaceSize,
+    notes,
+    usedVectors: retrieved.vectorHits > 0,
+    passagesOf: (noteId: string) => {
+      const best = bestChunk.get(noteId)?.chunk;
+      const e = byNote.get(noteId);
+      const read = [
+        ...(e?.keyword.slice(0, CHUNKS_EXAMINED_PER_NOTE).map((k) => k.id) ?? []),
+        ...(e?.vector ? [e.vector.id] : []),
+      ].flatMap((id) => chunkById.get(id) ?? []);
+      return [...new Set([...(best ? [best] : []), ...read])];
+    },
+    snippetOf: (noteId: string, passage?: ChunkRow) => {
+      const chunk = passage ?? bestChunk.get(noteId)?.chunk;
+      if (!chunk) return { text: notes.get(noteId)?.title ?? '', matchedTerms: 0 };
+      return buildSnippet(
+        {
+          text: chunk.text,
+          startMs: chunk.start_ms,
+          lineStarts: chunk.line_starts ? (JSON.parse(chunk.line_starts) as number[]) : null,
+        },
+        terms.weights,
+      );
+    },
+  };
+}
+
+/** What the space says about the query's terms. */
+interface TermWeights {
+  /** Notes of the space (at least the largest document frequency seen). */
+  spaceSize: number;
+  /** Notes holding each term (exact up to a cap, estimated beyond). */
+  df: Map<string, number>;
+  /** IDF × query weight, by stem. */
+  weights: Map<string, number>;
+  totalWeight: number;
+  /** Content terms in few enough notes to count as rare (the rare-term floor). */
+  rareTerms: string[];
+}
+
+/** Step 1, weights: the rarity of the query's terms in this space (retrieval terms, coverage, rare terms). */
+async function weighTerms(deps: Deps, space: Space, query: AnalyzedQuery): Promise<TermWeights> {
   // Cached for a few seconds: a note processed since then still counts (below), or its terms would weigh < 0.
   let spaceSize = await countNotesCached(deps, space);
-
-  // Rarity of the query's terms in this space: which terms retrieve, coverage weights, the rare-term rule.
   const rareLimit = Math.max(
     1,
     Math.floor(RARE_SHARE * spaceSize),
@@ -176,25 +230,64 @@ export async function gatherEvidence(
   });
   const totalWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   const rareTerms = query.terms.filter((t, i) => query.content[i] && (df.get(t) ?? 0) <= rareLimit);
+  return { spaceSize, df, weights, totalWeight, rareTerms };
+}
 
-  const vectorNotes = (async () => {
-    const embedder = engine.embedder;
-    // A query without a letter or digit means nothing (a sentence model would still place it somewhere).
-    if (!engine.vectorsReady || !embedder || !/[\p{L}\p{N}]/u.test(query.raw))
-      return { vector: undefined, hits: [] };
-    const [vector] = await embedder.embed([input.query], 'query');
-    if (!vector || isZero(vector)) return { vector: undefined, hits: [] };
-    const hits = await engine.store.search(
-      deps.db,
-      embedder.dims,
-      space,
-      vector,
-      filtered ? FILTERED_VECTOR_NOTES : VECTOR_NOTES,
-      { embedderId: embedder.id, filters },
-    );
-    return { vector, hits };
-  })();
-  const retrieval = retrievalTerms(query, df, spaceSize);
+/** Per candidate note: its keyword chunk scores (best first) and its best chunk by meaning. */
+interface Candidate {
+  keyword: { id: number; score: number }[];
+  vector?: { id: number; sim: number };
+  /** How many of its chunks were compared with the query. */
+  passages?: number;
+}
+
+interface Retrieved {
+  byNote: Map<string, Candidate>;
+  notes: Map<string, { id: string; title: string; created_at: string }>;
+  spaceSize: number;
+  /** The query's vector, when vector search took part. */
+  vector?: Float32Array;
+  /** Notes nearest to the query by their note vector, nearest first. */
+  nearest: string[];
+  vectorHits: number;
+}
+
+/** The query's vector and the notes nearest to it by their note vector, nearest first (none without vectors). */
+async function nearestByMeaning(
+  deps: Deps,
+  engine: SearchEngine,
+  space: Space,
+  input: SearchInput,
+  query: AnalyzedQuery,
+  filters: SearchFilters,
+): Promise<{ vector?: Float32Array; hits: { noteId: string }[] }> {
+  const embedder = engine.embedder;
+  // A query without a letter or digit means nothing (a sentence model would still place it somewhere).
+  if (!engine.vectorsReady || !embedder || !/[\p{L}\p{N}]/u.test(query.raw)) return { hits: [] };
+  const [vector] = await embedder.embed([input.query], 'query');
+  if (!vector || isZero(vector)) return { hits: [] };
+  const filtered = Boolean(filters.from || filters.to || filters.tag);
+  const hits = await engine.store.search(
+    deps.db,
+    embedder.dims,
+    space,
+    vector,
+    filtered ? FILTERED_VECTOR_NOTES : VECTOR_NOTES,
+    { embedderId: embedder.id, filters },
+  );
+  return { vector, hits };
+}
+
+/** Step 2, retrieve: keyword chunks (FTS5 / tsvector) and the nearest notes by meaning, at the same time. */
+async function retrieve(
+  deps: Deps,
+  space: Space,
+  query: AnalyzedQuery,
+  filters: SearchFilters,
+  terms: TermWeights,
+  vectorNotes: ReturnType<typeof nearestByMeaning>,
+): Promise<Retrieved> {
+  const retrieval = retrievalTerms(query, terms.df, terms.spaceSize);
   const [keywordHits, vectorResult] = await Promise.all([
     searchRepo.keywordChunks(deps.db, deps.dialect, space, retrieval.terms, filters, KEYWORD_CANDIDATES, {
       all: retrieval.all,
@@ -202,11 +295,7 @@ export async function gatherEvidence(
     vectorNotes,
   ]);
 
-  // Per note: keyword chunk scores (best first) and the best chunk by meaning.
-  const byNote = new Map<
-    string,
-    { keyword: { id: number; score: number }[]; vector?: { id: number; sim: number } }
-  >();
+  const byNote = new Map<string, Candidate>();
   const entry = (noteId: string) => {
     let e = byNote.get(noteId);
     if (!e) {
@@ -221,31 +310,59 @@ export async function gatherEvidence(
     (await searchRepo.notesForResults(deps.db, space, [...byNote.keys()], filters)).map((n) => [n.id, n]),
   );
   for (const id of [...byNote.keys()]) if (!notes.has(id)) byNote.delete(id);
-  spaceSize = Math.max(spaceSize, notes.size);
+  return {
+    byNote,
+    notes,
+    spaceSize: Math.max(terms.spaceSize, notes.size),
+    ...(vectorResult.vector ? { vector: vectorResult.vector } : {}),
+    nearest: vectorResult.hits.map((h) => h.noteId),
+    vectorHits: vectorResult.hits.length,
+  };
+}
 
-  // The notes worth a closer look: the best by keywords and the nearest by meaning.
+interface Examined {
+  /** The notes looked at closely: the best by keywords and the nearest by meaning. */
+  ids: string[];
+  /** Of those, the ones holding every rare term of the query. */
+  rareHolders: Set<string>;
+  /** The chunks read: each examined note's best keyword chunks and its best chunk by meaning. */
+  chunkById: Map<number, ChunkRow>;
+}
+
+/**
+ * Step 3, examine: the best candidates by keywords and the nearest by meaning get a closer look: every chunk of
+ * theirs is compared with the query (the second stage of vector search; sets `vector` and `passages` on
+ * `byNote`), which of them hold every rare term, and their best chunks are read.
+ */
+async function examine(
+  deps: Deps,
+  engine: SearchEngine,
+  space: Space,
+  retrieved: Retrieved,
+  terms: TermWeights,
+): Promise<Examined> {
+  const { byNote } = retrieved;
   const keywordLead = [...byNote.entries()]
     .filter(([, e]) => e.keyword.length)
     .map(([id, e]) => ({ id, s: e.keyword.slice(0, 3).reduce((a, k) => a + k.score, 0) }))
     .sort((a, b) => b.s - a.s)
     .slice(0, NOTES_EXAMINED)
     .map((x) => x.id);
-  const examined = [
-    ...new Set([...keywordLead, ...vectorResult.hits.map((h) => h.noteId).filter((id) => byNote.has(id))]),
-  ];
+  const ids = [...new Set([...keywordLead, ...retrieved.nearest.filter((id) => byNote.has(id))])];
 
-  // Second stage of vector search: every chunk of the examined notes against the query.
-  if (vectorResult.vector && engine.embedder) {
-    const q = vectorResult.vector;
-    for (const c of await searchRepo.chunkEmbeddings(deps.db, space, examined, engine.embedder.id)) {
+  if (retrieved.vector && engine.embedder) {
+    const q = retrieved.vector;
+    for (const c of await searchRepo.chunkEmbeddings(deps.db, space, ids, engine.embedder.id)) {
       const sim = dot(q, bytesToVector(c.embedding));
       const e = byNote.get(c.note_id);
-      if (e && (!e.vector || sim > e.vector.sim)) e.vector = { id: c.id, sim };
+      if (!e) continue;
+      e.passages = (e.passages ?? 0) + 1;
+      if (!e.vector || sim > e.vector.sim) e.vector = { id: c.id, sim };
     }
   }
 
-  const rareHolders = await notesHoldingAll(deps, space, rareTerms, examined);
-  const toRead = examined.flatMap((id) => {
+  const rareHolders = await notesHoldingAll(deps, space, terms.rareTerms, ids);
+  const toRead = ids.flatMap((id) => {
     const e = byNote.get(id)!;
     return [
       ...e.keyword.slice(0, CHUNKS_EXAMINED_PER_NOTE).map((k) => k.id),
@@ -255,6 +372,21 @@ export async function gatherEvidence(
   const chunkById = new Map<number, ChunkRow>(
     (await searchRepo.chunksByIds(deps.db, space, [...new Set(toRead)])).map((c) => [c.id, c]),
   );
+  return { ids, rareHolders, chunkById };
+}
+
+/**
+ * Step 4, evidence: per candidate note, the coverage and phrase share of its best chunks read, its best chunk
+ * (for the snippet), its scores, and whether it holds every rare term.
+ */
+function noteEvidence(
+  query: AnalyzedQuery,
+  byNote: ReadonlyMap<string, Candidate>,
+  examined: Examined,
+  terms: TermWeights,
+): { evidence: NoteEvidence[]; bestChunk: Map<string, { chunk: ChunkRow; coverage: number }> } {
+  const { chunkById, rareHolders } = examined;
+  const { weights, totalWeight, rareTerms } = terms;
   const stemCache = new Map<string, string>();
   const stemOf = (w: string) => {
     let s = stemCache.get(w);
@@ -301,41 +433,13 @@ export async function gatherEvidence(
     evidence.push({
       noteId,
       keyword: e.keyword.map((k) => k.score),
-      ...(e.vector ? { vector: e.vector.sim } : {}),
+      ...(e.vector ? { vector: e.vector.sim, passages: e.passages ?? 1 } : {}),
       coverage: best?.coverage ?? 0,
       phrase,
       rareTermsPresent: rareTerms.length > 0 && rareHolders.has(noteId),
     });
   }
-
-  return {
-    query,
-    evidence,
-    spaceSize,
-    notes,
-    usedVectors: vectorResult.hits.length > 0,
-    passagesOf: (noteId: string) => {
-      const best = bestChunk.get(noteId)?.chunk;
-      const e = byNote.get(noteId);
-      const read = [
-        ...(e?.keyword.slice(0, CHUNKS_EXAMINED_PER_NOTE).map((k) => k.id) ?? []),
-        ...(e?.vector ? [e.vector.id] : []),
-      ].flatMap((id) => chunkById.get(id) ?? []);
-      return [...new Set([...(best ? [best] : []), ...read])];
-    },
-    snippetOf: (noteId: string, passage?: ChunkRow) => {
-      const chunk = passage ?? bestChunk.get(noteId)?.chunk;
-      if (!chunk) return { text: notes.get(noteId)?.title ?? '', matchedTerms: 0 };
-      return buildSnippet(
-        {
-          text: chunk.text,
-          startMs: chunk.start_ms,
-          lineStarts: chunk.line_starts ? (JSON.parse(chunk.line_starts) as number[]) : null,
-        },
-        weights,
-      );
-    },
-  };
+  return { evidence, bestChunk };
 }
 
 /** Notes per space, remembered for a few seconds: it only scales statistics, so a brief lag is harmless. */
