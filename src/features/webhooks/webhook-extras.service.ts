@@ -4,6 +4,7 @@ import { newId, randomBase62 } from '../../lib/ids.ts';
 import { nowIso, toIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { TEST_EVENT_TYPE } from '../events/events.ts';
+import { newDeliveryRow } from './delivery/delivery-row.ts';
 import { executeDelivery, KEPT_RESPONSE_BYTES } from './delivery/execute-delivery.ts';
 import { overlappingSecret } from './delivery/sign-payload.ts';
 import { createOutboundAgents } from './outbound/guarded-request.ts';
@@ -87,26 +88,28 @@ export async function sendTestEvent(
     // Deleted while the attempt ran: nothing to log it under.
     const still = await webhooksRepo.find(trx, spaceOf(actor), webhook.id);
     if (!still) return;
-    await webhooksRepo.insertDelivery(trx, {
-      id: deliveryId,
-      account_id: webhook.account_id,
-      mode: webhook.mode,
-      webhook_id: webhook.id,
-      event_id: eventId,
-      event_seq: Number(event.seq),
-      event_type: TEST_EVENT_TYPE,
-      order_key: null,
-      redelivery_of: null,
-      status: result.outcome === 'delivered' ? 'succeeded' : 'failed',
-      attempts: 1,
-      next_attempt_at: null,
-      locked_by: null,
-      locked_until: null,
-      lease_lost: 0,
-      created_at: startedAt,
-      updated_at: completedAt,
-      completed_at: completedAt,
-    });
+    await webhooksRepo.insertDelivery(
+      trx,
+      newDeliveryRow(
+        {
+          account_id: webhook.account_id,
+          mode: webhook.mode,
+          webhook_id: webhook.id,
+          event_id: eventId,
+          event_seq: Number(event.seq),
+          event_type: TEST_EVENT_TYPE,
+        },
+        startedAt,
+        {
+          id: deliveryId,
+          status: result.outcome === 'delivered' ? 'succeeded' : 'failed',
+          attempts: 1,
+          next_attempt_at: null,
+          updated_at: completedAt,
+          completed_at: completedAt,
+        },
+      ),
+    );
     await wdb
       .insertInto('delivery_attempts')
       .values({

@@ -8,6 +8,7 @@ import { spaceOf } from '../../lib/space.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor, Scope } from '../api-keys/scopes.ts';
 import { EVENT_TYPES } from '../events/events.ts';
+import { newDeliveryRow } from './delivery/delivery-row.ts';
 import { checkUrlStatically, createOutboundPolicy, type OutboundPolicy } from './outbound/guarded-request.ts';
 import { webhooksRepo } from './webhooks.repo.ts';
 import type { CreateWebhookInput, ListDeliveriesInput, UpdateWebhookInput } from './webhooks.schema.ts';
@@ -189,27 +190,19 @@ export async function redeliverDelivery(deps: Deps, actor: Actor, webhookId: str
       );
     }
     const now = nowIso();
-    const row = {
-      id: newId('delivery'),
-      account_id: original.account_id,
-      mode: original.mode,
-      webhook_id: webhookId,
-      event_id: original.event_id,
-      event_seq: original.event_seq,
-      event_type: original.event_type,
+    const row = newDeliveryRow(
+      {
+        account_id: original.account_id,
+        mode: original.mode,
+        webhook_id: webhookId,
+        event_id: original.event_id,
+        event_seq: original.event_seq,
+        event_type: original.event_type,
+      },
+      now,
       // A redelivery is an explicit out-of-order resend: it neither waits for nor holds back other events.
-      order_key: null,
-      redelivery_of: original.id,
-      status: 'pending' as const,
-      attempts: 0,
-      next_attempt_at: now,
-      locked_by: null,
-      locked_until: null,
-      lease_lost: 0,
-      created_at: now,
-      updated_at: now,
-      completed_at: null,
-    };
+      { redelivery_of: original.id },
+    );
     await webhooksRepo.insertDelivery(trx, row);
     return row;
   });

@@ -1,12 +1,8 @@
-import type { Mode } from '../../../db/schema.ts';
 import type { ChunkKind } from '../chunk-note.ts';
 
 /** The rows and arguments of the search repository. */
 
-export interface Space {
-  accountId: string;
-  mode: Mode;
-}
+export type { Space } from '../../../lib/space.ts';
 
 /** from/to (half-open ISO bounds, as parsed by rangeBound) and an exact tag. */
 export interface SearchFilters {

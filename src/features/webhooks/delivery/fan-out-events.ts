@@ -1,9 +1,9 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db, Dialect } from '../../../db/schema.ts';
 import type { FanOutState } from '../../../deps.ts';
-import { newId } from '../../../lib/ids.ts';
 import { nowIso } from '../../../lib/time.ts';
 import { type DeliveriesTable, type WebhooksTable, webhooksDb } from '../webhooks.tables.ts';
+import { newDeliveryRow } from './delivery-row.ts';
 
 /** Serializes fan-out across PostgreSQL workers: deliveries are created in event order. */
 const FAN_OUT_LOCK_ID = 7_355_610;
@@ -109,26 +109,20 @@ export async function fanOutSome(
         for (const w of subscriptions) {
           if (w.account_id !== row.account_id || w.mode !== row.mode || !w.types.has(row.type)) continue;
           if (Number(row.event_seq) <= Number(w.after_event_seq)) continue;
-          deliveries.push({
-            id: newId('delivery'),
-            account_id: row.account_id,
-            mode: row.mode,
-            webhook_id: w.id,
-            event_id: row.event_id,
-            event_seq: Number(row.event_seq),
-            event_type: row.type,
-            order_key: row.order_key ?? null,
-            redelivery_of: null,
-            status: 'pending',
-            attempts: 0,
-            next_attempt_at: now,
-            locked_by: null,
-            locked_until: null,
-            lease_lost: 0,
-            created_at: now,
-            updated_at: now,
-            completed_at: null,
-          });
+          deliveries.push(
+            newDeliveryRow(
+              {
+                account_id: row.account_id,
+                mode: row.mode,
+                webhook_id: w.id,
+                event_id: row.event_id,
+                event_seq: Number(row.event_seq),
+                event_type: row.type,
+              },
+              now,
+              { order_key: row.order_key ?? null },
+            ),
+          );
         }
       }
       const seqs = rows.map((r) => Number(r.event_seq));
