@@ -203,8 +203,10 @@ async function runDialect(dialect: Dialect): Promise<string> {
         MAX_TRANSCRIPT_BYTES: String(MAX_TRANSCRIPT_BYTES),
         ...(THREADS ? { PROCESSING_THREADS: THREADS } : {}),
       }),
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // LOG_LEVEL=warn: what the server logs is a warning or an error, shown as it comes.
+    server.stdout!.on('data', (d: Buffer) => process.stderr.write(`[server] ${d}`));
     server.stderr!.on('data', (d: Buffer) => process.stderr.write(`[server] ${d}`));
     children.push(server);
     const base = `http://127.0.0.1:${port}`;
@@ -258,7 +260,9 @@ async function runDialect(dialect: Dialect): Promise<string> {
             body: item.body,
           });
           const answer = (await res.json()) as { id?: string };
-          if (res.status !== 202 || !answer.id) throw new Error(`POST ${item.name}: ${res.status}`);
+          if (res.status !== 202 || !answer.id) {
+            throw new Error(`POST ${item.name}: ${res.status} ${JSON.stringify(answer).slice(0, 500)}`);
+          }
           ingested.push({ item, id: answer.id, postedAt: Date.now(), postMs: performance.now() - t });
           continue;
         }

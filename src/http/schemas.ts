@@ -68,6 +68,9 @@ export const commonErrors = {
   403: errorResponse('The API key lacks the scope this operation needs.'),
   429: errorResponse('Rate limit exceeded; see Retry-After.'),
   500: errorResponse('Internal error.'),
+  503: errorResponse(
+    'The database is momentarily too busy (`unavailable`); nothing was changed. Retry after Retry-After seconds.',
+  ),
 } as const;
 
 /** POST /v1/webhooks over WEBHOOKS_MAX_PER_ACCOUNT. */

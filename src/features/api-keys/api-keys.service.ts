@@ -95,7 +95,8 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * The actor of an Authorization header value, or an AppError with the 401 code that fits.
- * last_used_at is written at most once a minute per key (checked on the stored value, so across processes).
+ * last_used_at is written at most once a minute per key (checked on the stored value, so across processes), without
+ * holding up the request.
  */
 export async function verifyApiKey(db: Db, authorization: string | undefined): Promise<Actor> {
   if (!authorization?.trim()) {
@@ -122,7 +123,9 @@ export async function verifyApiKey(db: Db, authorization: string | undefined): P
     throw new AppError('api_key_expired', `This API key expired at ${row.expires_at}.`);
   }
   if (!row.last_used_at || now - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS) {
-    await apiKeysRepo.touch(db, row.id, toIso(now));
+    // Best effort, not waited for: a request that only reads must not wait for (or fail on) the database's
+    // write lock held by another writer; a touch that fails is made by a later request.
+    void apiKeysRepo.touch(db, row.id, toIso(now)).catch(() => {});
   }
   return {
     accountId: row.account_id,
