@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { databaseBusyError, isDatabaseBusy } from '../db/database-busy.ts';
 import { AppError, ERROR_CODES } from '../lib/errors.ts';
 import type { AppEnv } from './context.ts';
 
@@ -32,16 +33,6 @@ function isUnstorableText(err: unknown): boolean {
   return code === '22021' || code === '22P05';
 }
 
-/**
- * The database is momentarily too busy to take the request: SQLite's write lock held past busy_timeout by another
- * writer (a large note being published, another process), PostgreSQL out of connections or refusing them while
- * it starts. The request changed nothing; the client may retry.
- */
-function isDatabaseBusy(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) || code === '53300' || code === '57P03';
-}
-
 /** Maps anything thrown to an AppError; unexpected errors are logged with their stack and returned as 500. */
 export function toAppError(c: Context<AppEnv>, err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -68,9 +59,7 @@ export function toAppError(c: Context<AppEnv>, err: unknown): AppError {
   }
   if (isDatabaseBusy(err)) {
     c.get('log')?.warn({ code: (err as { code: string }).code }, 'database busy: answered 503');
-    return new AppError('unavailable', 'The database is busy. Retry the request in a moment.', {
-      headers: { 'Retry-After': '1' },
-    });
+    return databaseBusyError();
   }
   c.get('log')?.error({ err }, 'unhandled error');
   return new AppError(

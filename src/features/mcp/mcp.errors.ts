@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { databaseBusyError, isDatabaseBusy } from '../../db/database-busy.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { McpCaller, ToolDefinition } from './tools/tool.ts';
 
@@ -43,7 +44,8 @@ function failure(text: string): CallToolResult {
  * error code. Errors that are not AppErrors are bugs or outages: logged with their stack, answered with the
  * request id only, never with their message (which could hold SQL or paths).
  */
-export function toolFailure(tool: ToolDefinition, err: unknown, caller: McpCaller): CallToolResult {
+export function toolFailure(tool: ToolDefinition, thrown: unknown, caller: McpCaller): CallToolResult {
+  const err = isDatabaseBusy(thrown) ? databaseBusyError() : thrown;
   if (err instanceof AppError && err.code !== 'internal_error') {
     return failure(`${err.message}\nNext step: ${nextStep(tool, err)}\n(error code: ${err.code})`);
   }
