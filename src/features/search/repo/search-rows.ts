@@ -1,4 +1,4 @@
-import type { ChunkKind } from '../chunk-note.ts';
+import type { SearchChunksTable } from '../search.tables.ts';
 
 /** The rows and arguments of the search repository. */
 
@@ -11,22 +11,10 @@ export interface SearchFilters {
   tag?: string;
 }
 
-export interface NewChunkRow {
-  kind: ChunkKind;
-  position: number;
-  start_ms: number | null;
-  line_starts: string | null;
-  text: string;
-  text_hash: string;
-  embedding: Uint8Array | null;
-  embedder: string | null;
-}
+/** A passage to write for a note: the table's row without its id and owner (the repo adds those). */
+export type NewChunkRow = Omit<SearchChunksTable, 'id' | 'note_id' | 'account_id' | 'mode'>;
 
-export interface ChunkRow {
+/** A passage as searches read it. */
+export type ChunkRow = Pick<SearchChunksTable, 'note_id' | 'kind' | 'start_ms' | 'line_starts' | 'text'> & {
   id: number;
-  note_id: string;
-  kind: ChunkKind;
-  start_ms: number | null;
-  line_starts: string | null;
-  text: string;
-}
+};
