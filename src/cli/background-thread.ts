@@ -26,6 +26,9 @@ function createThread(config: Config): Worker {
   return new Worker(script, { eval: true, workerData: { config } });
 }
 
+/** A thread up this long before it stopped counts as healthy: its restart backoff starts over. */
+const STABLE_MS = 60_000;
+
 /** How long stop() waits for the thread to finish its work in hand before terminating it. */
 const STOP_LIMIT_MS = 30_000;
 
@@ -37,7 +40,7 @@ const RESTART_MS = 1_000;
  * with its own database connection and search engine, as a `minutes worker` process would (decision 35): the
  * API's event loop then only serves requests, whatever the pipeline is doing — reading 2 MB transcripts back,
  * writing thousands of search passages, serialising events. Returns at once (the thread loads its code
- * meanwhile; wake-ups sent before are kept for it). A thread that stops unexpectedly, or fails to start, is
+ * meanwhile; its loops look for work as they start, so a wake-up sent before then is not needed). A thread that stops unexpectedly, or fails to start, is
  * logged and started again, one second later at first and up to a minute (jobs are durable: a restart
  * resumes them).
  */
@@ -54,13 +57,17 @@ export function startBackgroundThread(config: Config, logger: Logger): Backgroun
     worker = thread;
     exited = new Promise<void>((done) => thread.once('exit', () => done()));
     let stopped = false;
+    let startedAt: number | undefined;
     thread.on('message', (message: BackgroundThreadReply) => {
-      if (message.type === 'started') restartMs = RESTART_MS;
+      if (message.type === 'started') startedAt = Date.now();
       else if (message.type === 'stopped') stopped = true;
     });
     thread.on('error', (err) => logger.error({ err }, 'background thread failed'));
     thread.on('exit', (code) => {
       if (stopping || stopped) return;
+      // A thread that ran a good while before it stopped starts again at once; one that keeps failing (at start,
+      // or on the same job) waits longer each time.
+      if (startedAt !== undefined && Date.now() - startedAt >= STABLE_MS) restartMs = RESTART_MS;
       logger.error({ exit_code: code, restart_in_ms: restartMs }, 'background thread stopped; restarting it');
       restartTimer = setTimeout(() => {
         restartTimer = undefined;

@@ -57,11 +57,12 @@ export function openDatabase(
     betterSqlitePath: createRequire(import.meta.url).resolve('better-sqlite3'),
     // vec0 tables for vector search; without the extension search falls back to exact cosine (and says so).
     ...('path' in vectors ? { vectorExtensionPath: vectors.path } : {}),
+    // busy_timeout first: the pragmas after it may wait for a lock another process holds.
     writerPragmas: [
+      'busy_timeout = 5000',
       'journal_mode = WAL',
       'foreign_keys = ON',
       'synchronous = NORMAL',
-      'busy_timeout = 5000',
       // Deleted content is overwritten with zeros, not left in free pages of the file (docs/decisions.md).
       'secure_delete = ON',
     ],

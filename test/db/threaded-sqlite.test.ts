@@ -1,10 +1,13 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { type Kysely, sql } from 'kysely';
+import SQLite from 'better-sqlite3';
+import { CompiledQuery, type Kysely, Kysely as KyselyClass, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connect.ts';
 import type { Database } from '../../src/db/schema.ts';
+import { createThreadedSqliteDialect } from '../../src/db/sqlite/threaded-sqlite-dialect.ts';
 
 /**
  * SQLite's statements run in threads (src/db/sqlite/): one connection writes, read-only ones answer SELECTs.
@@ -131,5 +134,98 @@ describe('SQLite in threads', () => {
     await sql`SELECT 1`.execute(other.db);
     await other.close();
     await expect(sql`SELECT 1`.execute(other.db)).rejects.toThrow();
+  });
+
+  const dialectOn = (file: string) =>
+    createThreadedSqliteDialect({
+      file,
+      betterSqlitePath: createRequire(import.meta.url).resolve('better-sqlite3'),
+      writerPragmas: ['busy_timeout = 5000', 'journal_mode = WAL', 'foreign_keys = ON'],
+      readerPragmas: ['busy_timeout = 5000'],
+      readers: 2,
+    });
+  const rowsIn = (file: string) => {
+    const check = new SQLite(file, { readonly: true });
+    try {
+      return check.prepare('SELECT x FROM t ORDER BY x').all();
+    } finally {
+      check.close();
+    }
+  };
+
+  it('a writer thread that stops mid-transaction fails the rest of it: nothing of it is kept', async () => {
+    const file = path.join(dir, 'crash.sqlite');
+    const driver = dialectOn(file).createDriver();
+    await driver.init();
+    const lease = await driver.acquireConnection();
+    await lease.executeQuery(CompiledQuery.raw('CREATE TABLE t (x INTEGER)'));
+    await driver.beginTransaction(lease, {});
+    await lease.executeQuery(CompiledQuery.raw('INSERT INTO t VALUES (1)'));
+    // The thread dies (out of memory, a crash): its connection and the open transaction are gone.
+    await (
+      driver as unknown as { writer: { worker: { terminate(): Promise<number> } } }
+    ).writer.worker.terminate();
+    await expect(lease.executeQuery(CompiledQuery.raw('INSERT INTO t VALUES (2)'))).rejects.toThrow(
+      /transaction was rolled back/,
+    );
+    await expect(driver.commitTransaction(lease)).rejects.toThrow(/transaction was rolled back/);
+    await driver.rollbackTransaction(lease); // what Kysely does next: nothing left to do
+    // The next statement outside a transaction gets a new thread.
+    await lease.executeQuery(CompiledQuery.raw('INSERT INTO t VALUES (3)'));
+    await driver.destroy();
+    expect(rowsIn(file)).toEqual([{ x: 3 }]);
+  });
+
+  it('a COMMIT that fails reports its own error, and the next transaction in line stays whole', async () => {
+    const file = path.join(dir, 'commit-fails.sqlite');
+    const kdb = new KyselyClass<Record<string, never>>({ dialect: dialectOn(file) });
+    try {
+      await sql`CREATE TABLE p (id INTEGER PRIMARY KEY)`.execute(kdb);
+      await sql`CREATE TABLE c (id INTEGER PRIMARY KEY, p INTEGER REFERENCES p(id) DEFERRABLE INITIALLY DEFERRED)`.execute(
+        kdb,
+      );
+      await sql`CREATE TABLE t (x INTEGER)`.execute(kdb);
+      const failing = kdb
+        .transaction()
+        .execute(async (trx) => {
+          await sql`INSERT INTO c VALUES (1, 999)`.execute(trx);
+        })
+        .catch((err: Error) => err.message);
+      const next = kdb
+        .transaction()
+        .execute(async (trx) => {
+          await sql`INSERT INTO t VALUES (1)`.execute(trx);
+          await sql`INSERT INTO t VALUES (2)`.execute(trx);
+          throw new Error('both inserts roll back');
+        })
+        .catch((err: Error) => err.message);
+      expect(await failing).toMatch(/FOREIGN KEY constraint failed/);
+      expect(await next).toBe('both inserts roll back');
+      expect((await sql<{ n: number }>`SELECT count(*) AS n FROM t`.execute(kdb)).rows).toEqual([{ n: 0 }]);
+    } finally {
+      await kdb.destroy();
+    }
+  });
+
+  it('a close lets the transaction under way finish, then never opens the file again', async () => {
+    const file = path.join(dir, 'close.sqlite');
+    const kdb = new KyselyClass<Record<string, never>>({ dialect: dialectOn(file) });
+    await sql`CREATE TABLE t (x INTEGER)`.execute(kdb);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const transaction = kdb.transaction().execute(async (trx) => {
+      await sql`INSERT INTO t VALUES (1)`.execute(trx);
+      await gate;
+      await sql`INSERT INTO t VALUES (2)`.execute(trx);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const closing = kdb.destroy();
+    release();
+    await transaction;
+    await closing;
+    await expect(sql`INSERT INTO t VALUES (3)`.execute(kdb)).rejects.toThrow();
+    expect(rowsIn(file)).toEqual([{ x: 1 }, { x: 2 }]);
   });
 });

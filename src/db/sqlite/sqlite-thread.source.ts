@@ -10,7 +10,7 @@
  * Messages in: `{ id, sql, params }` or `{ id, close: true }`. Out: `{ id, rows }` (a statement that returns rows,
  * RETURNING included), `{ id, changes, lastInsertRowid }`, or `{ id, error: { message, code } }`; a close is
  * answered `{ id, closed: true }` once the connection is closed. A connection that could not be opened answers
- * every statement with the reason (code SQLITE_CANTOPEN).
+ * the first statement with the reason (its SQLite code) and the thread ends, so the next statement tries again.
  */
 export const SQLITE_THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -53,7 +53,7 @@ try {
     }
   }
 } catch (err) {
-  openError = String((err && err.message) || err);
+  openError = { message: String((err && err.message) || err), code: (err && err.code) || 'SQLITE_CANTOPEN' };
 }
 
 parentPort.on('message', (message) => {
@@ -67,7 +67,9 @@ parentPort.on('message', (message) => {
     return;
   }
   if (openError) {
-    parentPort.postMessage({ id, error: { message: openError, code: 'SQLITE_CANTOPEN' } });
+    // Answered with the reason, then this thread ends: the next statement starts one that tries again.
+    parentPort.postMessage({ id, error: openError });
+    setImmediate(() => process.exit(1));
     return;
   }
   try {

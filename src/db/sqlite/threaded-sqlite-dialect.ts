@@ -71,6 +71,9 @@ function toQueryResult<R>(result: StatementResult): QueryResult<R> {
   };
 }
 
+/** How long a close waits for the writes and transactions already under way. */
+const CLOSE_WAIT_MS = 10_000;
+
 /** First come, first served turns at the one writing connection. */
 class Turns {
   private tail: Promise<void> = Promise.resolve();
@@ -119,16 +122,27 @@ class ThreadedSqliteDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
+    if (this.closed) throw new Error('The database is closed');
     const endTurn = await this.turns.take();
+    const release = this.writer.hold();
     try {
+      // Bound to the writer's current thread: if it stops mid-transaction, the rest fails (never runs alone).
+      const generation = this.writer.generation();
       // IMMEDIATE: the transaction holds the write lock from its start, so it never fails half-way on a lock
       // another process took meanwhile (it waits for it here, busy_timeout).
-      await this.writer.run('BEGIN IMMEDIATE', []);
+      await this.writer.run('BEGIN IMMEDIATE', [], generation);
+      lease.transaction = {
+        generation,
+        end: () => {
+          release();
+          endTurn();
+        },
+      };
     } catch (err) {
+      release();
       endTurn();
       throw err;
     }
-    lease.endTurn = endTurn;
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -139,17 +153,23 @@ class ThreadedSqliteDriver implements Driver {
     return this.finish(connection as Lease, 'ROLLBACK');
   }
 
+  /**
+   * Ends the lease's transaction and its turn, once: after a COMMIT that failed (rolled back here), the ROLLBACK
+   * Kysely sends next is a no-op, so the caller sees the COMMIT's error and no statement runs outside the turn.
+   */
   private async finish(lease: Lease, statement: 'COMMIT' | 'ROLLBACK'): Promise<void> {
+    const transaction = lease.transaction;
+    if (!transaction) return;
+    lease.transaction = undefined;
     try {
-      await this.writer.run(statement, []);
+      await this.writer.run(statement, [], transaction.generation);
     } catch (err) {
       // A COMMIT that failed leaves the transaction open: roll it back before the next turn.
-      if (statement === 'COMMIT') await this.writer.run('ROLLBACK', []).catch(() => {});
+      if (statement === 'COMMIT')
+        await this.writer.run('ROLLBACK', [], transaction.generation).catch(() => {});
       throw err;
     } finally {
-      const endTurn = lease.endTurn;
-      lease.endTurn = undefined;
-      endTurn?.();
+      transaction.end();
     }
   }
 
@@ -167,14 +187,25 @@ class ThreadedSqliteDriver implements Driver {
 
   async releaseConnection(): Promise<void> {}
 
+  /**
+   * Refuses new statements, lets the writes and transactions already waiting for the writer finish (up to
+   * CLOSE_WAIT_MS: a transaction that never ends does not hold the close forever), then closes every connection.
+   * A closed database never opens the file again.
+   */
   async destroy(): Promise<void> {
     this.closed = true;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+    });
+    await Promise.race([this.turns.take().then((endTurn) => endTurn()), waited]);
+    clearTimeout(timer);
     await Promise.all([this.writer.close(), ...this.readers.map((r) => r.close())]);
   }
 
-  /** A statement inside a transaction: on the writer, whose turn the transaction holds. */
-  runInTransaction(query: CompiledQuery): Promise<StatementResult> {
-    return this.writer.run(query.sql, query.parameters);
+  /** A statement inside a transaction: on the writer's thread the transaction began on, in its turn. */
+  runInTransaction(query: CompiledQuery, generation: number): Promise<StatementResult> {
+    return this.writer.run(query.sql, query.parameters, generation);
   }
 
   /** A statement outside any transaction: a read on the least busy reader, a write in its turn on the writer. */
@@ -182,6 +213,7 @@ class ThreadedSqliteDriver implements Driver {
     // A closed database stays closed (a thread would otherwise open the file again).
     if (this.closed) throw new Error('The database is closed');
     if (isRead(query)) return this.reader().run(query.sql, query.parameters);
+    // Taken before the close began: it runs, and the close waits for it.
     const endTurn = await this.turns.take();
     try {
       return await this.writer.run(query.sql, query.parameters);
@@ -203,14 +235,14 @@ class ThreadedSqliteDriver implements Driver {
 
 /** What Kysely holds while it runs a query or a transaction: statements are routed by the driver. */
 class Lease implements DatabaseConnection {
-  /** Set while the lease runs a transaction: it holds the writer's turn. */
-  endTurn: (() => void) | undefined;
+  /** Set while the lease runs a transaction: the writer's thread it is bound to, and how to end its turn. */
+  transaction: { generation: number; end: () => void } | undefined;
 
   constructor(private readonly driver: ThreadedSqliteDriver) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = this.endTurn
-      ? await this.driver.runInTransaction(query)
+    const result = this.transaction
+      ? await this.driver.runInTransaction(query, this.transaction.generation)
       : await this.driver.runAlone(query);
     return toQueryResult<R>(result);
   }
