@@ -75,3 +75,13 @@ export function summarizeProfile(file: string, top = 20): string {
 if (process.argv[1]?.endsWith('profile-summary.ts') && process.argv[2]) {
   process.stdout.write(`${summarizeProfile(process.argv[2])}\n`);
 }
+
+/**
+ * The main thread's profile among those `--cpu-prof` wrote into `dir`: Node names them
+ * `CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile`, the main thread being thread 0 (the server's worker
+ * threads write their own).
+ */
+export function mainThreadProfile(dir: string): string | undefined {
+  const file = fs.readdirSync(dir).find((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f));
+  return file === undefined ? undefined : `${dir}/${file}`;
+}

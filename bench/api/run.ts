@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import type { Dialect } from '../../src/db/schema.ts';
 import { childDatabase, childEnv, freePort, stopChild, waitForReady } from '../lib/child-server.ts';
-import { summarizeProfile } from './profile-summary.ts';
+import { mainThreadProfile, summarizeProfile } from './profile-summary.ts';
 import { type SeedResult, seedNotes } from './seed.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -204,10 +204,10 @@ async function benchDialect(
     await stopChild(server);
     let profile: string | undefined;
     if (PROFILE) {
-      const file = fs.readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+      const file = mainThreadProfile(profileDir);
       if (file) {
         const kept = path.join(os.tmpdir(), `minutes-bench-${dialect}-${Date.now()}.cpuprofile`);
-        fs.copyFileSync(path.join(profileDir, file), kept);
+        fs.copyFileSync(file, kept);
         profile = `CPU profile: ${kept}\n\n${summarizeProfile(kept)}`;
       }
     }

@@ -21,7 +21,7 @@ import { createApiKey } from '../../src/features/api-keys/api-keys.service.ts';
 import { analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
 import { parseTranscript } from '../../src/features/processing/parse-transcript.ts';
 import { chunkNote } from '../../src/features/search/chunk-note.ts';
-import { summarizeProfile } from '../api/profile-summary.ts';
+import { mainThreadProfile, summarizeProfile } from '../api/profile-summary.ts';
 import { seedNotes } from '../api/seed.ts';
 import { loadMeeting, meetingNames } from '../ingest/qmsum.ts';
 import { childDatabase, childEnv, freePort, stopChild, waitForReady } from '../lib/child-server.ts';
@@ -285,9 +285,8 @@ async function runDialect(dialect: Dialect): Promise<string> {
     }
     await stopChild(server);
     if (profile.length) {
-      const file = fs.readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
-      if (file)
-        log(`server CPU profile (main thread):\n${summarizeProfile(path.join(profileDir, file), 25)}`);
+      const file = mainThreadProfile(profileDir);
+      if (file) log(`server CPU profile (main thread):\n${summarizeProfile(file, 25)}`);
     }
 
     return formatApi(dialect, { idle, loaded, ingested });

@@ -176,7 +176,7 @@ export const exactStore: VectorStore = {
       const vectors = new Float32Array(stamp.count * dims);
       let after = '';
       for (;;) {
-        const page = await searchRepo.noteEmbeddingsPage(db, space, embedderId, after, EXACT_PAGE);
+        const page = await searchRepo.noteVectorsAfter(db, embedderId, after, EXACT_PAGE, space);
         for (const row of page) {
           if (ids.length >= stamp.count) break;
           readVector(row.embedding, vectors, ids.length * dims, dims);
@@ -223,7 +223,7 @@ async function pagedSearch(
   let after = '';
   const row = new Float32Array(vector.length);
   for (;;) {
-    const page = await searchRepo.noteEmbeddingsPage(db, space, embedderId, after, EXACT_PAGE);
+    const page = await searchRepo.noteVectorsAfter(db, embedderId, after, EXACT_PAGE, space);
     for (const r of page) {
       readVector(r.embedding, row, 0, vector.length);
       let similarity = 0;

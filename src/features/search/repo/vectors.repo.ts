@@ -18,22 +18,6 @@ export const vectorsRepo = {
     return { count, value: `${count}/${String(row.newest ?? '')}` };
   },
 
-  /** One page of the space's note vectors made by `embedderId`, in note id order after `afterNoteId` (exact search). */
-  async noteEmbeddingsPage(db: Db, space: Space, embedderId: string, afterNoteId: string, limit: number) {
-    const rows = await searchDb(db)
-      .selectFrom('search_notes')
-      .select(['note_id', 'embedding'])
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
-      .where('embedder', '=', embedderId)
-      .where('embedding', 'is not', null)
-      .where('note_id', '>', afterNoteId)
-      .orderBy('note_id')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({ note_id: r.note_id, embedding: r.embedding! }));
-  },
-
   /** How many notes have a vector made by `embedderId`. */
   async noteVectorCount(db: Db, embedderId: string): Promise<number> {
     const row = await searchDb(db)
@@ -45,17 +29,19 @@ export const vectorsRepo = {
     return Number(row.n);
   },
 
-  /** Note vectors by `embedderId`, in note id order after `afterNoteId` (a refill of the vector table). */
-  async noteVectorsAfter(db: Db, embedderId: string, afterNoteId: string, limit: number) {
-    const rows = await searchDb(db)
+  /**
+   * Note vectors made by `embedderId`, in note id order after `afterNoteId`: of one space (a page of the exact
+   * search) or of every space (a refill of the vector table).
+   */
+  async noteVectorsAfter(db: Db, embedderId: string, afterNoteId: string, limit: number, space?: Space) {
+    let query = searchDb(db)
       .selectFrom('search_notes')
       .select(['note_id', 'account_id', 'mode', 'embedding'])
       .where('embedder', '=', embedderId)
       .where('embedding', 'is not', null)
-      .where('note_id', '>', afterNoteId)
-      .orderBy('note_id')
-      .limit(limit)
-      .execute();
+      .where('note_id', '>', afterNoteId);
+    if (space) query = query.where('account_id', '=', space.accountId).where('mode', '=', space.mode);
+    const rows = await query.orderBy('note_id').limit(limit).execute();
     return rows.map((r) => ({ ...r, embedding: r.embedding! }));
   },
 
