@@ -17,8 +17,9 @@
  * sqlite-vec: the `exact` vector store).
  */
 import { sql } from 'kysely';
-import type { Dialect, Mode } from '../../src/db/schema.ts';
+import type { Db, Dialect, Mode } from '../../src/db/schema.ts';
 import { renderTranscript } from '../../src/features/notes/notes.view.ts';
+import type { TranscriptSegment } from '../../src/features/processing/parse-transcript.ts';
 import { cleanText, DEFAULT_CHUNKING } from '../../src/features/search/chunk-note.ts';
 import { indexNote } from '../../src/features/search/index-note.ts';
 import { searchRepo } from '../../src/features/search/search.repo.ts';
@@ -102,6 +103,45 @@ function makeNote(random: () => number, pool: readonly (typeof turns)[]): NoteSe
   };
 }
 
+/** A processed note with its segments, written straight to the tables (what indexing reads). */
+async function insertReadyNote(
+  db: Db,
+  accountId: string,
+  note: { id: string; title: string; summary: string; segments: TranscriptSegment[]; createdAt: string },
+) {
+  await db
+    .insertInto('notes')
+    .values({
+      id: note.id,
+      account_id: accountId,
+      mode: 'live',
+      recording_id: null,
+      status: 'ready',
+      failure_reason: null,
+      title: note.title,
+      title_locked: 0,
+      summary: note.summary,
+      transcript: renderTranscript(note.segments),
+      duration_seconds: Math.ceil(note.segments.at(-1)!.end_ms / 1000),
+      tags: '[]',
+      created_at: note.createdAt,
+      updated_at: note.createdAt,
+    })
+    .execute();
+  await db
+    .insertInto('segments')
+    .values(
+      note.segments.map((s, position) => ({
+        ...s,
+        note_id: note.id,
+        account_id: accountId,
+        mode: 'live' as Mode,
+        position,
+      })),
+    )
+    .execute();
+}
+
 async function runDialect(dialect: Dialect) {
   const database = await openBenchDatabase(dialect);
   try {
@@ -121,38 +161,13 @@ async function runDialect(dialect: Dialect) {
         for (const [j, note] of batch.entries()) {
           const id = newId('note');
           ids.push(id);
-          const created = new Date(Date.UTC(2025, 0, 1) + (b + j) * 3_600_000).toISOString();
-          await trx
-            .insertInto('notes')
-            .values({
-              id,
-              account_id: actor.accountId,
-              mode: 'live',
-              recording_id: null,
-              status: 'ready',
-              failure_reason: null,
-              title: note.title,
-              title_locked: 0,
-              summary: note.summary,
-              transcript: renderTranscript(note.segments),
-              duration_seconds: Math.ceil(note.segments.at(-1)!.end_ms / 1000),
-              tags: '[]',
-              created_at: created,
-              updated_at: created,
-            })
-            .execute();
-          await trx
-            .insertInto('segments')
-            .values(
-              note.segments.map((s, position) => ({
-                ...s,
-                note_id: id,
-                account_id: actor.accountId,
-                mode: 'live' as Mode,
-                position,
-              })),
-            )
-            .execute();
+          await insertReadyNote(trx, actor.accountId, {
+            id,
+            title: note.title,
+            summary: note.summary,
+            segments: note.segments,
+            createdAt: new Date(Date.UTC(2025, 0, 1) + (b + j) * 3_600_000).toISOString(),
+          });
         }
       });
     }
@@ -234,38 +249,13 @@ async function timeOneHourMeetings(
   for (const m of chosen) {
     const segments = segmentsOf(m).filter((s) => s.text.trim());
     const id = newId('note');
-    const created = new Date().toISOString();
-    await deps.db
-      .insertInto('notes')
-      .values({
-        id,
-        account_id: actor.accountId,
-        mode: 'live',
-        recording_id: null,
-        status: 'ready',
-        failure_reason: null,
-        title: `Meeting ${m.name}`,
-        title_locked: 0,
-        summary: '',
-        transcript: renderTranscript(segments),
-        duration_seconds: Math.ceil(segments.at(-1)!.end_ms / 1000),
-        tags: '[]',
-        created_at: created,
-        updated_at: created,
-      })
-      .execute();
-    await deps.db
-      .insertInto('segments')
-      .values(
-        segments.map((s, position) => ({
-          ...s,
-          note_id: id,
-          account_id: actor.accountId,
-          mode: 'live' as Mode,
-          position,
-        })),
-      )
-      .execute();
+    await insertReadyNote(deps.db, actor.accountId, {
+      id,
+      title: `Meeting ${m.name}`,
+      summary: '',
+      segments,
+      createdAt: new Date().toISOString(),
+    });
     const t = performance.now();
     await indexNote(deps, space, id);
     const seconds = (performance.now() - t) / 1000;
