@@ -30,6 +30,9 @@ interface Job {
   reject(err: unknown): void;
 }
 
+/** How long close() waits for the model's thread to end by itself. */
+const CLOSE_LIMIT_MS = 5_000;
+
 type WorkerMessage =
   | { type: 'ready' }
   | { type: 'failed'; error: string }
@@ -43,9 +46,6 @@ type WorkerMessage =
  * tokenizer.json (WordPiece, lower case), mean pooled over the tokens and L2 normalised, as the model was trained.
  * One batch at a time goes to the worker, queries before waiting index batches. No network.
  */
-/** How long close() waits for the model's thread to end by itself. */
-const CLOSE_LIMIT_MS = 5_000;
-
 export class MiniLmEmbedder implements Embedder {
   readonly id: string;
   readonly dims = DIMS;
