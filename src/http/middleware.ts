@@ -2,10 +2,14 @@ import type { MiddlewareHandler } from 'hono';
 import type { Deps } from '../deps.ts';
 import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import type { Scope } from '../features/api-keys/scopes.ts';
+import { parseJsonOffThread } from '../features/processing/pool/processing-pool.ts';
 import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
-import { wellFormedDeep } from '../lib/text.ts';
+import { type ParsedJsonBody, parseJsonBody } from '../lib/parse-json-body.ts';
 import type { AppEnv } from './context.ts';
+
+/** Bodies up to this size are parsed on the request's thread; larger ones in a processing thread. */
+const INLINE_BODY_BYTES = 64 * 1024;
 
 /** The Content-Type of every JSON response (docs/api.md, General). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -78,73 +82,53 @@ export function jsonBody(maxBytes: (deps: Deps) => number, deps: Deps): Middlewa
       throw new AppError('unsupported_media_type', 'Content-Type must be application/json.');
     }
     if (length !== undefined && Number(length) > limit) throw tooLarge(limit);
-    const raw = c.req.raw.body ? await readLimited(c.req.raw.body, limit) : '';
+    const bytes = c.req.raw.body ? await readLimited(c.req.raw.body, limit) : Buffer.alloc(0);
     // A body can come without either length header (HTTP/2, fetch): what counts is whether it has bytes.
-    if (type === undefined && raw.trim() !== '') {
-      throw new AppError('unsupported_media_type', 'Content-Type must be application/json.');
-    }
-    let parsed: unknown = {};
-    if (raw.trim() !== '') {
-      try {
-        parsed = JSON.parse(raw);
-      } catch {
-        throw new AppError('body_invalid_json', 'The request body is not valid JSON.');
-      }
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw new AppError('parameter_invalid', 'The request body must be a JSON object.');
-    }
-    // One rule on both databases: a lone surrogate (`"\ud800"` is valid JSON) becomes U+FFFD here.
-    wellFormedDeep(parsed);
-    const nul = findNul(parsed);
-    if (nul !== null) {
-      throw new AppError(
-        'parameter_invalid',
-        `Invalid '${nul}': text must not contain NUL (U+0000) characters.`,
-        {
-          param: nul,
-        },
-      );
-    }
-    // The route's validator reads the body through Hono's cache. Hono's json() parses the cached *text*
-    // (with only `json` cached it re-serialises it, and JSON.stringify overflows the stack on deeply nested
-    // bodies that JSON.parse accepted): cache the text we read, and the parsed object for other readers.
+    const body =
+      bytes.byteLength > INLINE_BODY_BYTES ? await parseLarge(bytes, type) : parseSmall(bytes, type);
+    // The route's validator reads `c.req.json()`, which in Hono parses the cached text again: answer it with
+    // the object read here instead. The text (for `c.req.text()`) is decoded only if someone asks; when a lone
+    // surrogate was repaired it is the repaired object serialised, so every reader sees the same strings.
+    c.req.json = (() => Promise.resolve(body.value)) as typeof c.req.json;
     const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
-    cache.text = Promise.resolve(raw.trim() === '' ? '{}' : rawAfterFix(raw, parsed));
-    cache.json = Promise.resolve(parsed);
+    let text: Promise<string> | undefined;
+    Object.defineProperty(cache, 'text', {
+      enumerable: true,
+      get: () => {
+        text ??= Promise.resolve(textOf(bytes, body));
+        return text;
+      },
+    });
     await next();
   };
 }
 
 /**
- * The path (`segments.3.text`) of the first string or key holding U+0000, or null. PostgreSQL cannot store NUL
- * in text, so it is refused for every body on both databases. Iterative: bodies may nest thousands deep.
+ * A small body read in place. A body without a Content-Type is refused unless it is empty (some clients send
+ * none with an empty body).
  */
-function findNul(value: unknown): string | null {
-  const stack: [unknown, string][] = [[value, '']];
-  while (stack.length) {
-    const [v, path] = stack.pop()!;
-    if (typeof v === 'string') {
-      if (v.includes('\u0000')) return path;
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, child] of Object.entries(v)) {
-        const childPath = path ? `${path}.${k}` : k;
-        if (k.includes('\u0000')) return childPath;
-        stack.push([child, childPath]);
-      }
-    }
+function parseSmall(bytes: Buffer, type: string | undefined): ParsedJsonBody {
+  const raw = bytes.toString('utf8');
+  if (type === undefined && raw.trim() !== '') {
+    throw new AppError('unsupported_media_type', 'Content-Type must be application/json.');
   }
-  return null;
+  return parseJsonBody(raw);
 }
 
-/**
- * The body text the route's validator reads: the raw text, unless it escapes a surrogate (`\ud800`), when the
- * fixed object is serialised again so validator and services see the same well-formed strings.
- */
-function rawAfterFix(raw: string, parsed: unknown): string {
-  if (!/\\u[dD][89a-fA-F]/.test(raw)) return raw;
+/** A large body is read in a processing thread (decoding and parsing 2 MB holds a thread for ~10 ms). */
+function parseLarge(bytes: Buffer, type: string | undefined): Promise<ParsedJsonBody> {
+  if (type === undefined)
+    throw new AppError('unsupported_media_type', 'Content-Type must be application/json.');
+  return parseJsonOffThread(bytes);
+}
+
+/** The body text other readers see: as sent, or the repaired object serialised (as sent if that fails). */
+function textOf(bytes: Buffer, body: ParsedJsonBody): string {
+  const raw = bytes.toString('utf8');
+  if (raw.trim() === '') return '{}';
+  if (!body.repaired) return raw;
   try {
-    return JSON.stringify(parsed);
+    return JSON.stringify(body.value);
   } catch {
     return raw;
   }
@@ -154,7 +138,7 @@ function tooLarge(limit: number): AppError {
   return new AppError('payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
 }
 
-async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of stream) {
@@ -162,5 +146,5 @@ async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): P
     if (size > limit) throw tooLarge(limit);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

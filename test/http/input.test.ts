@@ -106,6 +106,25 @@ for (const dialect of DIALECTS) {
         }
       });
 
+      it('a body over 64 KiB (read in a processing thread) gets the same answers as a small one', async () => {
+        const { path, body } = sampleRequest(route, doc);
+        const field = Object.entries(body as object).find(([, v]) => typeof v === 'string')?.[0] ?? 'x';
+        const long = 'a'.repeat(70_000);
+        const send = (raw: string | Uint8Array, type: string | null = 'application/json') =>
+          h.request(route.method, path, {
+            key: t.liveKey,
+            raw,
+            ...(type ? { headers: { 'content-type': type } } : {}),
+          });
+        expectApiError(await send(`{${JSON.stringify(field)}: "${long}`), 400, 'body_invalid_json');
+        expectApiError(await send(JSON.stringify([long])), 400, 'parameter_invalid');
+        const nul = await send(JSON.stringify({ ...(body as object), [field]: `${long}\u0000` }));
+        expectApiError(nul, 400, 'parameter_invalid');
+        expect(nul.body.error.param).toBe(field);
+        const untyped = await send(new TextEncoder().encode(JSON.stringify({ [field]: long })), null);
+        expectApiError(untyped, 415, 'unsupported_media_type');
+      });
+
       it(`a Content-Type other than JSON → 415 unsupported_media_type`, async () => {
         const { path, body } = sampleRequest(route, doc);
         const accepted = Object.keys(route.operation.requestBody?.content ?? {});

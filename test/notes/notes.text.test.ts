@@ -57,26 +57,32 @@ for (const dialect of DIALECTS) {
     it('stores a lone surrogate as U+FFFD, the same on both databases, through REST and MCP', async () => {
       const t = await h.tenant();
       // Written by hand: JSON allows the escape, a UTF-8 body cannot carry the code unit itself.
-      const raw = '{"title":"Plan \\ud800 A","transcript":"Ann: hi \\udc00 there","tags":["x\\ud83d"]}';
-      const res = await h.request('POST', '/v1/notes', {
-        key: t.liveKey,
-        raw,
-        headers: { 'content-type': 'application/json' },
-      });
-      expect(res.status).toBe(202);
-      expect(res.body.title).toBe(`Plan ${REPLACEMENT} A`);
-      const got = await h.request('GET', `/v1/notes/${res.body.id}`, { key: t.liveKey });
-      expect(got.body.title).toBe(`Plan ${REPLACEMENT} A`);
-      expect(got.body.transcript).toContain(`hi ${REPLACEMENT} there`);
-      expect(got.body.tags).toEqual([`x${REPLACEMENT}`]);
+      // The second body is over 64 KiB, so it is read in a processing thread: the same rule holds there.
+      const long = ' filler'.repeat(12_000);
+      let noteId = '';
+      for (const padding of ['', long]) {
+        const raw = `{"title":"Plan \\ud800 A","transcript":"Ann: hi \\udc00 there${padding}","tags":["x\\ud83d"]}`;
+        const res = await h.request('POST', '/v1/notes', {
+          key: t.liveKey,
+          raw,
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(res.status).toBe(202);
+        expect(res.body.title).toBe(`Plan ${REPLACEMENT} A`);
+        const got = await h.request('GET', `/v1/notes/${res.body.id}`, { key: t.liveKey });
+        expect(got.body.title).toBe(`Plan ${REPLACEMENT} A`);
+        expect(got.body.transcript).toContain(`hi ${REPLACEMENT} there`);
+        expect(got.body.tags).toEqual([`x${REPLACEMENT}`]);
+        noteId = res.body.id;
+      }
 
       const client = await mcp.connect(t.liveKey);
       const updated = await callOk(client, 'update_note', {
-        note_id: res.body.id,
+        note_id: noteId,
         title: 'Via MCP \udfff end',
       });
       expect(updated.title).toBe(`Via MCP ${REPLACEMENT} end`);
-      const after = await h.request('GET', `/v1/notes/${res.body.id}`, { key: t.liveKey });
+      const after = await h.request('GET', `/v1/notes/${noteId}`, { key: t.liveKey });
       expect(after.body.title).toBe(`Via MCP ${REPLACEMENT} end`);
     });
   });

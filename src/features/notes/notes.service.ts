@@ -8,14 +8,13 @@ import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent, redactNoteEvents } from '../events/events.ts';
 import { redactResponsesOf, type SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
-import { insertTranscript, segmentsOfInput } from '../processing/store-transcript.ts';
+import { insertTranscript, prepareInput } from '../processing/store-transcript.ts';
 import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
 import { createAudioStorage, deleteAudioFiles } from '../storage/audio-storage.ts';
 import { cancelDeliveriesOfEvents } from '../webhooks/delivery/cancel-note-deliveries.ts';
 import { notesRepo } from './notes.repo.ts';
 import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
-import { renderTranscript, toNoteDetail, toNoteListItem } from './notes.view.ts';
-import { provisionalTitle } from './provisional-title.ts';
+import { toNoteDetail, toNoteListItem } from './notes.view.ts';
 
 /** The caller's note, or undefined; a value that is not a note id is not looked up (NUL cannot reach PostgreSQL). */
 function findNote(db: Db, actor: Actor, id: string) {
@@ -126,7 +125,7 @@ export async function createNote(
   input: CreateNoteInput,
   options: { idempotency?: SaveIdempotentResponse | undefined } = {},
 ) {
-  const segments = await segmentsOfInput(input, deps.config.maxTranscriptBytes);
+  const transcript = await prepareInput(input, deps.config.maxTranscriptBytes);
   const names = new Map((input.speakers ?? []).map((s) => [s.label, s.name]));
   const now = nowIso();
   const tags = input.tags ?? [];
@@ -137,12 +136,11 @@ export async function createNote(
     recording_id: null,
     status: 'processing',
     failure_reason: null,
-    title: input.title ?? provisionalTitle(segments),
+    title: input.title ?? transcript.title,
     title_locked: input.title ? 1 : 0,
     summary: '',
-    transcript: renderTranscript(segments),
-    duration_seconds:
-      input.duration_seconds ?? Math.ceil(Math.max(0, ...segments.map((s) => s.end_ms)) / 1000),
+    transcript: transcript.rendered,
+    duration_seconds: input.duration_seconds ?? Math.ceil(transcript.durationMs / 1000),
     tags: JSON.stringify(tags),
     created_at: input.created_at ?? now,
     updated_at: now,
@@ -150,7 +148,7 @@ export async function createNote(
   const s = spaceOf(actor);
   const detail = await deps.db.transaction().execute(async (trx) => {
     await notesRepo.insert(trx, note);
-    await insertTranscript(trx, s, note.id, segments, names);
+    await insertTranscript(trx, s, note.id, transcript, names);
     await notesRepo.replaceTags(trx, s, note.id, tags);
     await recordEvent(trx, s, 'note.created', toNoteListItem({ ...note, highlight_count: 0 }));
     await enqueueProcessing(trx, s, note.id, deps.config.worker.maxAttempts);

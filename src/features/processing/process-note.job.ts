@@ -10,13 +10,14 @@ import { nowIso, toIso } from '../../lib/time.ts';
 import { toActionItem } from '../action-items/action-items.view.ts';
 import { recordEvent } from '../events/events.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
-import { renderTranscript, toNoteDetail } from '../notes/notes.view.ts';
+import { toNoteDetail } from '../notes/notes.view.ts';
 import { type PreparedNoteIndex, prepareNoteIndex, writeNoteIndex } from '../search/index-note.ts';
 import { getSearchEngine } from '../search/search-engine.ts';
 import { type AudioStorage, createAudioStorage } from '../storage/audio-storage.ts';
 import { sentenceModelSettings } from './action-items/sentence-model.ts';
 import { failNote } from './fail-note.ts';
 import { ProcessingTimeoutError } from './pool/processing-pool.ts';
+import { prepareTranscript } from './prepared-transcript.ts';
 import { processingRepo } from './processing.repo.ts';
 import { type Analyzer, builtinAnalyzer, createAnalyzer } from './providers/analyzer.ts';
 import { ProviderError } from './providers/provider-error.ts';
@@ -328,13 +329,13 @@ async function transcribeNote({
     throw err;
   }
   if (!segments.length) return fail('No speech was recognised in the recording.');
+  const prepared = prepareTranscript(segments);
   const stored = await db.transaction().execute(async (trx) =>
     processingRepo.storeTranscript(trx, space, noteId, {
-      transcript: renderTranscript(segments),
-      durationSeconds:
-        recording.duration_seconds ?? Math.ceil(Math.max(0, ...segments.map((s) => s.end_ms)) / 1000),
+      transcript: prepared.rendered,
+      durationSeconds: recording.duration_seconds ?? Math.ceil(prepared.durationMs / 1000),
       now: nowIso(),
-      insertSegments: (inTrx) => insertTranscript(inTrx, space, noteId, segments),
+      insertSegments: (inTrx) => insertTranscript(inTrx, space, noteId, prepared),
     }),
   );
   logger.info(

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Db, Mode } from '../../db/schema.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { TranscriptSegment } from './parse-transcript.ts';
-import { parseTranscriptOffThread } from './pool/processing-pool.ts';
+import { prepareTranscriptOffThread } from './pool/processing-pool.ts';
+import { type PreparedTranscript, prepareTranscript, segmentAt } from './prepared-transcript.ts';
 
 /** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound parameters. */
 const INSERT_BATCH = 500;
@@ -14,20 +15,20 @@ export interface TranscriptInput {
 }
 
 /**
- * The segments a transcript input stands for, with the API's checks (size → 413, end before start → 400). A
- * large transcript is parsed in a processing thread.
+ * The prepared transcript a transcript input stands for, with the API's checks (size → 413, end before start →
+ * 400). A large transcript text is parsed and prepared in a processing thread.
  */
-export async function segmentsOfInput(
+export async function prepareInput(
   input: TranscriptInput,
   maxTranscriptBytes: number,
-): Promise<TranscriptSegment[]> {
+): Promise<PreparedTranscript> {
   if (input.transcript !== undefined) {
     if (Buffer.byteLength(input.transcript, 'utf8') > maxTranscriptBytes) {
       throw new AppError('payload_too_large', `transcript exceeds ${maxTranscriptBytes} bytes.`, {
         param: 'transcript',
       });
     }
-    return parseTranscriptOffThread(input.transcript);
+    return prepareTranscriptOffThread(input.transcript);
   }
   const segments = (input.segments ?? []).map((s) => ({ ...s, text: s.text.trim() }));
   const bad = segments.findIndex((s) => s.end_ms < s.start_ms);
@@ -36,7 +37,7 @@ export async function segmentsOfInput(
       param: `segments.${bad}.end_ms`,
     });
   }
-  return segments;
+  return prepareTranscript(segments);
 }
 
 /** The media type of a transcript input: `text/vtt`, `application/x-subrip`, `text/plain` or JSON segments. */
@@ -59,37 +60,35 @@ export function sha256Hex(bytes: Buffer | string): string {
 
 /**
  * Writes a note's segments and its speakers (one per distinct label, in order of first appearance, named from
- * `names` or else by their label). Call it inside the transaction that creates or transcribes the note.
+ * `names` or else by their label). Call it inside the transaction that creates or transcribes the note. Rows are
+ * built from the packed columns one batch at a time, so a long transcript never holds the thread in one piece.
  */
 export async function insertTranscript(
   db: Db,
   space: { accountId: string; mode: Mode },
   noteId: string,
-  segments: readonly TranscriptSegment[],
+  transcript: PreparedTranscript,
   names: ReadonlyMap<string, string> = new Map(),
 ): Promise<void> {
   const owned = { note_id: noteId, account_id: space.accountId, mode: space.mode };
-  for (let i = 0; i < segments.length; i += INSERT_BATCH) {
-    await db
-      .insertInto('segments')
-      .values(
-        segments.slice(i, i + INSERT_BATCH).map((seg, j) => ({
-          ...owned,
-          position: i + j,
-          speaker: seg.speaker,
-          start_ms: seg.start_ms,
-          end_ms: seg.end_ms,
-          text: seg.text,
-        })),
-      )
-      .execute();
+  for (let i = 0; i < transcript.count; i += INSERT_BATCH) {
+    const rows = [];
+    for (let j = i; j < Math.min(i + INSERT_BATCH, transcript.count); j++) {
+      const seg = segmentAt(transcript, j);
+      rows.push({ ...owned, position: j, ...seg });
+    }
+    await db.insertInto('segments').values(rows).execute();
   }
-  const labels = [...new Set(segments.map((s) => s.speaker))];
-  if (labels.length) {
+  if (transcript.labels.length) {
     await db
       .insertInto('speakers')
       .values(
-        labels.map((label, position) => ({ ...owned, position, label, name: names.get(label) ?? label })),
+        transcript.labels.map((label, position) => ({
+          ...owned,
+          position,
+          label,
+          name: names.get(label) ?? label,
+        })),
       )
       .execute();
   }

@@ -13,13 +13,12 @@ import { recordEvent } from '../events/events.ts';
 import type { SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
 import { type CreateNoteInput, Tags, Title } from '../notes/notes.schema.ts';
-import { renderTranscript, toNoteListItem } from '../notes/notes.view.ts';
-import { provisionalTitle } from '../notes/provisional-title.ts';
-import type { TranscriptSegment } from '../processing/parse-transcript.ts';
+import { toNoteListItem } from '../notes/notes.view.ts';
+import type { PreparedTranscript } from '../processing/prepared-transcript.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
 import {
   insertTranscript,
-  segmentsOfInput,
+  prepareInput,
   sha256Hex,
   transcriptBytes,
   transcriptContentType,
@@ -108,23 +107,22 @@ export async function createRecordingFromTranscript(
   input: CreateNoteInput,
   source: { sha256?: string; idempotency?: SaveIdempotentResponse | undefined } = {},
 ): Promise<RecordingAccepted> {
-  const segments = await segmentsOfInput(input, deps.config.maxTranscriptBytes);
+  const transcript = await prepareInput(input, deps.config.maxTranscriptBytes);
   const bytes = transcriptBytes(input);
   const createdAt = input.created_at ?? nowIso();
   const recording = recordingRow(actor, {
     content_type: transcriptContentType(input),
     size_bytes: bytes.length,
-    duration_seconds:
-      input.duration_seconds ?? Math.ceil(Math.max(0, ...segments.map((s) => s.end_ms)) / 1000),
+    duration_seconds: input.duration_seconds ?? Math.ceil(transcript.durationMs / 1000),
     storage_key: null,
     created_at: createdAt,
     content_sha256: source.sha256 ?? sha256Hex(bytes),
   });
   const note = noteRow(actor, recording, {
     title: input.title,
-    provisionalTitle: provisionalTitle(segments),
+    provisionalTitle: transcript.title,
     tags: input.tags ?? [],
-    transcript: renderTranscript(segments),
+    transcript: transcript.rendered,
     durationSeconds: recording.duration_seconds ?? 0,
   });
   const accepted: RecordingAccepted = { recording_id: recording.id, note_id: note.id, status: 'processing' };
@@ -132,7 +130,7 @@ export async function createRecordingFromTranscript(
     await insertIngest(trx, actor, {
       note,
       recording,
-      segments,
+      transcript,
       speakerNames: new Map((input.speakers ?? []).map((s) => [s.label, s.name])),
       jobMaxAttempts: deps.config.worker.maxAttempts,
     });
@@ -185,7 +183,7 @@ export async function createRecordingFromAudio(
       await insertIngest(trx, actor, {
         note,
         recording,
-        segments: [],
+        transcript: null,
         speakerNames: new Map(),
         jobMaxAttempts: deps.config.worker.maxAttempts,
       });
@@ -335,7 +333,7 @@ async function insertIngest(
   ingest: {
     note: Omit<NotesTable, 'seq'>;
     recording: RecordingsTable;
-    segments: readonly TranscriptSegment[];
+    transcript: PreparedTranscript | null;
     speakerNames: ReadonlyMap<string, string>;
     jobMaxAttempts: number;
   },
@@ -343,7 +341,7 @@ async function insertIngest(
   const s = spaceOf(actor);
   const { note, recording } = ingest;
   await notesRepo.insert(trx, note);
-  if (ingest.segments.length) await insertTranscript(trx, s, note.id, ingest.segments, ingest.speakerNames);
+  if (ingest.transcript) await insertTranscript(trx, s, note.id, ingest.transcript, ingest.speakerNames);
   await notesRepo.replaceTags(trx, s, note.id, JSON.parse(note.tags) as string[]);
   await recordingsRepo.insert(trx, recording);
   await recordEvent(trx, s, 'recording.ready', toRecording(recording));

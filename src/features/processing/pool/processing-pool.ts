@@ -3,9 +3,11 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ProcessingSettings } from '../../../config.ts';
 import { AppError } from '../../../lib/errors.ts';
+import type { ParsedJsonBody } from '../../../lib/parse-json-body.ts';
 import type { Chunk, NoteContent } from '../../search/chunk-note.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
-import { parseTranscript, type TranscriptSegment } from '../parse-transcript.ts';
+import { parseTranscript } from '../parse-transcript.ts';
+import { type PreparedTranscript, prepareTranscript } from '../prepared-transcript.ts';
 import type { ProcessingOutcome, ProcessingTask } from './processing.worker.ts';
 
 /**
@@ -76,7 +78,7 @@ async function run(task: ProcessingTask, signal?: AbortSignal): Promise<Processi
   try {
     // A budget spent before the task starts (on the analysis, say, before chunking) stops it the same way.
     signal?.throwIfAborted();
-    const pool = getPool(task.kind === 'parse' ? 'requests' : 'jobs');
+    const pool = getPool(task.kind === 'prepare' || task.kind === 'json' ? 'requests' : 'jobs');
     return (await pool.run(task, signal ? { signal } : {})) as ProcessingOutcome;
   } catch (err) {
     if (signal?.aborted)
@@ -93,16 +95,21 @@ function unwrap<T>(outcome: ProcessingOutcome): T {
   return outcome.value as T;
 }
 
-/** Below this many characters a transcript is parsed in place: the trip to a thread would cost more. */
+/** Below this many characters a transcript is prepared in place: the trip to a thread would cost more. */
 const INLINE_PARSE_CHARS = 32 * 1024;
 
-/** parseTranscript in a thread (in place for a small transcript). */
-export async function parseTranscriptOffThread(
+/** parseTranscript + prepareTranscript in a thread (in place for a small transcript). */
+export async function prepareTranscriptOffThread(
   transcript: string,
   signal?: AbortSignal,
-): Promise<TranscriptSegment[]> {
-  if (transcript.length <= INLINE_PARSE_CHARS) return parseTranscript(transcript);
-  return unwrap(await run({ kind: 'parse', transcript }, signal));
+): Promise<PreparedTranscript> {
+  if (transcript.length <= INLINE_PARSE_CHARS) return prepareTranscript(parseTranscript(transcript));
+  return unwrap(await run({ kind: 'prepare', transcript }, signal));
+}
+
+/** parseJsonBody of a request's UTF-8 bytes in a thread (for large bodies: small ones cost more to send). */
+export async function parseJsonOffThread(bytes: Uint8Array): Promise<ParsedJsonBody> {
+  return unwrap(await run({ kind: 'json', bytes }));
 }
 
 /** The builtin analyzer in a thread. */

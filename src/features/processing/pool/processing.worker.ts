@@ -1,15 +1,21 @@
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { AppError, type ErrorCode } from '../../../lib/errors.ts';
+import { type ParsedJsonBody, parseJsonBody } from '../../../lib/parse-json-body.ts';
 import { lowerThreadPriority } from '../../../lib/thread-priority.ts';
 import { type Chunk, chunkNote, type NoteContent } from '../../search/chunk-note.ts';
 import { type Analysis, type AnalysisInput, analyzeTranscriptWithModel } from '../analyze-builtin.ts';
-import { parseTranscript, type TranscriptSegment } from '../parse-transcript.ts';
+import { parseTranscript } from '../parse-transcript.ts';
+import { type PreparedTranscript, prepareTranscript, transferablesOf } from '../prepared-transcript.ts';
 
 /**
  * The entry of a processing thread (see processing-pool.ts): the CPU-heavy stages of the pipeline, each a pure
  * function of its input. Bundled as dist/processing-worker.js by scripts/build.js.
  */
 export type ProcessingTask =
-  | { kind: 'parse'; transcript: string }
+  /** A transcript's text, parsed and packed for storing (PreparedTranscript). */
+  | { kind: 'prepare'; transcript: string }
+  /** A request's JSON body, as UTF-8 bytes. */
+  | { kind: 'json'; bytes: Uint8Array }
   | { kind: 'analyze'; input: AnalysisInput }
   | { kind: 'chunk'; content: NoteContent }
   /** For tests and benchmarks of the budget: keeps the thread busy this long. */
@@ -17,17 +23,40 @@ export type ProcessingTask =
 
 /** What a task gives back; an AppError (a transcript with no text) is passed on as data, as errors lose their class. */
 export type ProcessingOutcome =
-  | { ok: true; value: TranscriptSegment[] | Analysis | Chunk[] | null }
+  | { ok: true; value: PreparedTranscript | ParsedJsonBody | Analysis | Chunk[] | null }
   | { ok: false; error: { code: ErrorCode; message: string; param?: string } };
+
+/** An outcome whose typed arrays are moved to the receiving thread, not copied (see Piscina.move). */
+type Movable = ReturnType<typeof move>;
+
+function moved(outcome: ProcessingOutcome, buffers: ArrayBuffer[]): Movable {
+  return move({
+    get [transferableSymbol]() {
+      return buffers;
+    },
+    get [valueSymbol]() {
+      return outcome;
+    },
+  });
+}
 
 // This thread yields the CPU to the API's.
 lowerThreadPriority();
 
-export default async function runProcessingTask(task: ProcessingTask): Promise<ProcessingOutcome> {
+export default async function runProcessingTask(task: ProcessingTask): Promise<ProcessingOutcome | Movable> {
   try {
     switch (task.kind) {
-      case 'parse':
-        return { ok: true, value: parseTranscript(task.transcript) };
+      case 'prepare': {
+        const prepared = prepareTranscript(parseTranscript(task.transcript));
+        return moved({ ok: true, value: prepared }, transferablesOf(prepared));
+      }
+      case 'json':
+        return {
+          ok: true,
+          value: parseJsonBody(
+            Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength).toString('utf8'),
+          ),
+        };
       case 'analyze':
         return { ok: true, value: await analyzeTranscriptWithModel(task.input) };
       case 'chunk':
