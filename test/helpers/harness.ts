@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -47,6 +49,13 @@ export interface Harness {
 }
 
 /**
+ * Where every harness keeps the sentence model's built ONNX file, also when a test gives DATA_DIR a fresh
+ * folder: building it again costs seconds of CPU in a low-priority thread, which on a busy machine outlasts a
+ * test's timeout (test/search/minilm.test.ts and test/cli/serve.test.ts test the build itself).
+ */
+const SHARED_MODELS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data/models');
+
+/**
  * Sets up one database of the dialect and one app for the enclosing describe block.
  * Every response is checked against the OpenAPI document the app serves.
  */
@@ -54,7 +63,12 @@ export function useHarness(dialect: Dialect, env: Record<string, string> = {}): 
   const h = { dialect } as Harness;
   beforeAll(async () => {
     h.db = await createTestDatabase(dialect);
-    const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '0', WORKER: 'false', ...env });
+    const config = loadConfig({
+      RATE_LIMIT_PER_MINUTE: '0',
+      WORKER: 'false',
+      MODELS_DIR: SHARED_MODELS_DIR,
+      ...env,
+    });
     config.database = h.db.database;
     h.deps = createDeps(config, {
       database: { db: h.db.db, dialect },
