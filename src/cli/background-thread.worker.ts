@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { createDeps } from '../deps.ts';
 import { closeProcessingPool } from '../features/processing/pool/processing-pool.ts';
 import { closeLoadedEmbedders } from '../features/search/search-engine.ts';
+import { lowerThreadPriority } from '../lib/thread-priority.ts';
 import type { BackgroundThreadMessage, BackgroundThreadReply } from './background-thread.ts';
 import { type BackgroundWorkers, startBackgroundWorkers } from './workers.ts';
 
@@ -12,6 +13,9 @@ import { type BackgroundWorkers, startBackgroundWorkers } from './workers.ts';
  * dist/background-worker.js by scripts/build.js.
  */
 if (!parentPort) throw new Error('background-thread.worker.ts runs as a worker thread');
+// Background work yields the CPU to the API's thread: this thread and every thread it starts (its SQLite
+// connections, processing threads, the sentence model) run at a lower priority (decision 40).
+lowerThreadPriority();
 const port: MessagePort = parentPort;
 const { config } = workerData as { config: Config };
 const reply = (message: BackgroundThreadReply) => port.postMessage(message);

@@ -8,15 +8,17 @@ import os from 'node:os';
 export const BACKGROUND_NICE_INCREMENT = 10;
 
 /**
- * Lowers the calling thread's priority. On Linux a thread is a task of its own with its own nice value, found
- * through /proc/thread-self; threads it creates afterwards inherit the value. Elsewhere (or where lowering is
- * refused) the thread keeps the process's priority. The sentence model's thread, which runs evaluated
- * JavaScript, does the same in inference-worker.ts.
+ * Sets the calling thread's priority to the process's (its main thread's) plus the increment: relative to the
+ * process, not to the calling thread, so a background thread started by another one (processing threads of the
+ * background thread) lands on the same level instead of lower still. On Linux a thread is a task of its own
+ * with its own nice value, found through /proc/thread-self; threads it creates afterwards inherit the value.
+ * Elsewhere (or where lowering is refused) the thread keeps the process's priority. The sentence model's thread,
+ * which runs evaluated JavaScript, does the same in inference-worker.ts.
  */
 export function lowerThreadPriority(increment = BACKGROUND_NICE_INCREMENT): void {
   try {
     const tid = Number(/task\/(\d+)$/.exec(fs.readlinkSync('/proc/thread-self'))?.[1]);
-    if (tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + increment));
+    if (tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(process.pid) + increment));
   } catch {
     // not Linux, or not allowed: same priority as the API
   }

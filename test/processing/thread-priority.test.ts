@@ -1,5 +1,8 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Piscina } from 'piscina';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { spinOffThread } from '../../src/features/processing/pool/processing-pool.ts';
@@ -51,4 +54,19 @@ describe.runIf(process.platform === 'linux')('background threads yield the CPU t
       await embedder.close();
     }
   }, 120_000);
+
+  it('is relative to the process: a thread lowered twice (or started by a lowered thread) is not lowered further', async () => {
+    // What the server's background thread does, then the processing threads it starts do again.
+    const pool = new Piscina({
+      filename: new URL('./lowered-twice.ts', import.meta.url).href,
+      maxThreads: 1,
+      execArgv: ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href],
+    });
+    try {
+      expect(await pool.run(null)).toBe(background);
+      expect(os.getPriority()).toBe(base);
+    } finally {
+      await pool.destroy();
+    }
+  }, 60_000);
 });

@@ -20,11 +20,12 @@ let session;
 let tokenizer;
 
 // Indexing yields the CPU to the API's thread: on Linux this thread (a task of its own, found through
-// /proc/thread-self) runs at a lower priority, and onnxruntime's threads created below inherit it.
+// /proc/thread-self) runs at the process's priority lowered by the increment (as lowerThreadPriority does),
+// and onnxruntime's threads created below inherit it.
 try {
   const tid = Number(/task\/(\d+)$/.exec(fs.readlinkSync('/proc/thread-self'))?.[1]);
   const os = require('node:os');
-  if (tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + workerData.niceIncrement));
+  if (tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(process.pid) + workerData.niceIncrement));
 } catch {
   // not Linux, or not allowed: same priority as the API
 }
