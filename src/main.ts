@@ -99,7 +99,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const port = (listening.address() as AddressInfo).port;
     const url = `http://${clientHost(config.host)}:${port}`;
     // Only once the port is bound: keys created by a start that then fails would never be printed.
-    const first = await bootstrapOwner(deps.db, deps.dialect);
+    const first = await bootstrapOwner(deps);
 
     const runWorker = options.worker ?? config.worker.enabled;
     logger.info(

@@ -24,7 +24,7 @@ const unit = () => normalize(Float32Array.from({ length: DIMS }, () => random() 
 
 const database = await openBenchDatabase(DIALECT);
 try {
-  const actor = await benchActor(database.db);
+  const actor = await benchActor(database);
   const space = { accountId: actor.accountId, mode: actor.mode };
   let held = 0;
   const now = new Date().toISOString();

@@ -42,7 +42,7 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
 /** Resolves the bearer key into an actor, or answers 401 with the fitting code. */
 export function authenticate(deps: Deps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set('actor', await verifyApiKey(deps.db, c.req.header('authorization')));
+    c.set('actor', await verifyApiKey(deps, c.req.header('authorization')));
     await next();
   };
 }

@@ -38,7 +38,7 @@ function makeDeps(db: Db, dialect: Dialect, env: Record<string, string> = {}) {
 }
 
 async function seedNotes(deps: Deps): Promise<{ actor: Actor; ids: Record<string, string> }> {
-  const account = await createAccount(deps.db, { email: `vec-${randomBase62(8).toLowerCase()}@example.com` });
+  const account = await createAccount(deps, { email: `vec-${randomBase62(8).toLowerCase()}@example.com` });
   const actor: Actor = { accountId: account.id, mode: 'live', scopes: new Set(SCOPES), keyId: 'key_test' };
   const ids: Record<string, string> = {};
   for (const [name, meeting] of Object.entries(MEETINGS)) {
