@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import type { Db, Dialect } from './db/schema.ts';
+import { createProcessingPool, type ProcessingPool } from './features/processing/pool/processing-pool.ts';
 import type { SearchEngine, SearchReadiness } from './features/search/search-engine.ts';
 import { createLogger } from './lib/logger.ts';
 
@@ -44,10 +45,12 @@ export interface Deps {
   logger: Logger;
   /** Wakes the in-process worker when a job is enqueued (no-op when the worker runs elsewhere). */
   wakeWorker: () => void;
+  /** The processing threads (parse, analyze, chunk), sized by config.processing; started on first use. */
+  processing: ProcessingPool;
   search: SearchState;
   fanOut: FanOutState;
   seed: SeedState;
-  /** Closes what createDeps opened (the database unless it was given); idempotent. */
+  /** Closes what createDeps opened (the processing threads; the database unless it was given); idempotent. */
   close(): Promise<void>;
 }
 
@@ -68,6 +71,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     ? undefined
     : openDatabase(config.database, overrides.poolSize ? { poolSize: overrides.poolSize } : {});
   const database = overrides.database ?? opened!;
+  const processing = createProcessingPool(config.processing);
   let closing: Promise<void> | undefined;
   return {
     db: database.db,
@@ -75,11 +79,12 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     config,
     logger: overrides.logger ?? createLogger(config.logLevel),
     wakeWorker: overrides.wakeWorker ?? (() => {}),
+    processing,
     search: { coveredSpaces: new Set(), spaceSizes: new Map() },
     fanOut: { burstSize: 0 },
     seed: { seeded: new Set(), inFlight: new Map() },
     close() {
-      closing ??= opened ? opened.close() : Promise.resolve();
+      closing ??= Promise.all([processing.close(), opened?.close()]).then(() => {});
       return closing;
     },
   };

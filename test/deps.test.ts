@@ -50,6 +50,7 @@ describe.each(DIALECTS)('createDeps (%s)', (dialect) => {
     await ensureSeeded(b, account.id);
     expect(b.seed.seeded.has(account.id)).toBe(true);
     expect(a.search).not.toBe(b.search);
+    expect(a.processing).not.toBe(b.processing);
     expect(a.fanOut).not.toBe(b.fanOut);
   });
 

@@ -1,7 +1,6 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config.ts';
 import { createDeps } from '../deps.ts';
-import { closeProcessingPool } from '../features/processing/pool/processing-pool.ts';
 import { closeLoadedEmbedders } from '../features/search/search-engine.ts';
 import type { BackgroundThreadMessage, BackgroundThreadReply } from './background-thread.ts';
 import { type BackgroundWorkers, startBackgroundWorkers } from './workers.ts';
@@ -34,7 +33,6 @@ function stop(): Promise<void> {
       await starting.catch(() => {});
       await workers?.stop();
       await closeLoadedEmbedders();
-      await closeProcessingPool();
       await deps.close();
     } finally {
       reply({ type: 'stopped' });

@@ -63,6 +63,7 @@ export function useHarness(dialect: Dialect, env: Record<string, string> = {}): 
     h.app = buildApp(h.deps);
   }, 60_000);
   afterAll(async () => {
+    await h.deps?.close();
     await h.db?.destroy();
   });
 

@@ -126,7 +126,7 @@ export async function createNote(
   input: CreateNoteInput,
   options: { idempotency?: SaveIdempotentResponse | undefined } = {},
 ) {
-  const segments = await segmentsOfInput(input, deps.config.maxTranscriptBytes);
+  const segments = await segmentsOfInput(deps, input);
   const names = new Map((input.speakers ?? []).map((s) => [s.label, s.name]));
   const now = nowIso();
   const tags = input.tags ?? [];

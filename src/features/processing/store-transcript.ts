@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Db, Mode } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { TranscriptSegment } from './parse-transcript.ts';
-import { parseTranscriptOffThread } from './pool/processing-pool.ts';
 
 /** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound parameters. */
 const INSERT_BATCH = 500;
@@ -15,19 +15,17 @@ export interface TranscriptInput {
 
 /**
  * The segments a transcript input stands for, with the API's checks (size → 413, end before start → 400). A
- * large transcript is parsed in a processing thread.
+ * large transcript is parsed in a processing thread (`deps.processing`).
  */
-export async function segmentsOfInput(
-  input: TranscriptInput,
-  maxTranscriptBytes: number,
-): Promise<TranscriptSegment[]> {
+export async function segmentsOfInput(deps: Deps, input: TranscriptInput): Promise<TranscriptSegment[]> {
+  const { maxTranscriptBytes } = deps.config;
   if (input.transcript !== undefined) {
     if (Buffer.byteLength(input.transcript, 'utf8') > maxTranscriptBytes) {
       throw new AppError('payload_too_large', `transcript exceeds ${maxTranscriptBytes} bytes.`, {
         param: 'transcript',
       });
     }
-    return parseTranscriptOffThread(input.transcript);
+    return deps.processing.parseTranscript(input.transcript);
   }
   const segments = (input.segments ?? []).map((s) => ({ ...s, text: s.text.trim() }));
   const bad = segments.findIndex((s) => s.end_ms < s.start_ms);

@@ -108,7 +108,7 @@ export async function createRecordingFromTranscript(
   input: CreateNoteInput,
   source: { sha256?: string; idempotency?: SaveIdempotentResponse | undefined } = {},
 ): Promise<RecordingAccepted> {
-  const segments = await segmentsOfInput(input, deps.config.maxTranscriptBytes);
+  const segments = await segmentsOfInput(deps, input);
   const bytes = transcriptBytes(input);
   const createdAt = input.created_at ?? nowIso();
   const recording = recordingRow(actor, {
