@@ -4,6 +4,7 @@ import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import type { Db, Dialect } from './db/schema.ts';
 import { createProcessingPool, type ProcessingPool } from './features/processing/pool/processing-pool.ts';
 import type { SearchEngine, SearchReadiness } from './features/search/search-engine.ts';
+import { createExactVectorCache, type ExactVectorCache } from './features/search/vector-store.ts';
 import { createLogger } from './lib/logger.ts';
 
 /** What one set of deps' searches remember: the engine, its readiness and short-lived statistics. */
@@ -18,6 +19,8 @@ export interface SearchState {
   coveredSpaces: Set<string>;
   /** Notes per space (`accountId:mode`), remembered for a few seconds. */
   spaceSizes: Map<string, { n: number; at: number }>;
+  /** Note vectors the exact vector store keeps between searches, within config.search.exactCacheBytes. */
+  exactVectors: ExactVectorCache;
   /** PostgreSQL planner statistics of notes.search_vector, re-read at most once a minute. */
   lexemeStats?: { at: number; freqs: Promise<Map<string, number>> };
 }
@@ -80,7 +83,11 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     logger: overrides.logger ?? createLogger(config.logLevel),
     wakeWorker: overrides.wakeWorker ?? (() => {}),
     processing,
-    search: { coveredSpaces: new Set(), spaceSizes: new Map() },
+    search: {
+      coveredSpaces: new Set(),
+      spaceSizes: new Map(),
+      exactVectors: createExactVectorCache(config.search.exactCacheBytes),
+    },
     fanOut: { burstSize: 0 },
     seed: { seeded: new Set(), inFlight: new Map() },
     close() {

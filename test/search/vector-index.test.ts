@@ -255,5 +255,26 @@ for (const dialect of DIALECTS.filter((d) => d === 'postgres')) {
         await database.destroy();
       }
     }, 60_000);
+
+    it("keeps a space's vectors in its own deps' cache, within config.search.exactCacheBytes", async () => {
+      const database = await createTestDatabase(dialect);
+      try {
+        const { deps } = makeDeps(database.db, dialect);
+        await prepareSearch(deps);
+        const { actor, ids } = await seedNotes(deps);
+        expect(await find(deps, actor, 'zymurgy workshop')).toEqual([ids.zymurgy]);
+        expect(deps.search.exactVectors.spaces.size).toBe(1);
+        expect(deps.search.exactVectors.bytes).toBeGreaterThan(0);
+        // Other deps over the same database: a cache of their own; with no budget, page by page, the same answer.
+        const config = { ...deps.config, search: { ...deps.config.search, exactCacheBytes: 0 } };
+        const other = createDeps(config, { database: { db: database.db, dialect }, logger: deps.logger });
+        await prepareSearch(other);
+        expect(await find(other, actor, 'zymurgy workshop')).toEqual([ids.zymurgy]);
+        expect(other.search.exactVectors.spaces.size).toBe(0);
+        expect(deps.search.exactVectors.spaces.size).toBe(1);
+      } finally {
+        await database.destroy();
+      }
+    }, 60_000);
   });
 }
