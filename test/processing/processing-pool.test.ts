@@ -41,6 +41,15 @@ describe('the processing pool', () => {
       { text: 'Send the budget to finance by Friday', assignee: 'Ana', due: '2026-11-27' },
     ]);
   });
+
+  it('closing waits for the task in hand instead of stopping its thread (a model loading there would abort)', async () => {
+    const own = createProcessingPool({ threads: 1 });
+    await own.spin(1); // the thread is up and idle
+    const spinning = own.spin(300).then(() => 'finished');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await own.close();
+    await expect(spinning).resolves.toBe('finished');
+  });
 });
 
 for (const dialect of DIALECTS) {

@@ -36,7 +36,10 @@ export interface ProcessingPool {
   chunk(content: NoteContent, signal?: AbortSignal): Promise<Chunk[]>;
   /** Keeps a thread busy for `ms` (tests and benchmarks of the budget). */
   spin(ms: number, signal?: AbortSignal): Promise<void>;
-  /** Stops the threads (at shutdown); a later task starts them again. */
+  /**
+   * Stops the threads once the tasks in hand are done (at shutdown; a task's budget bounds the wait); a later
+   * task starts them again.
+   */
   close(): Promise<void>;
 }
 
@@ -90,7 +93,9 @@ export function createProcessingPool(settings: Pick<ProcessingSettings, 'threads
       const old = [pools.jobs, pools.requests];
       pools.jobs = undefined;
       pools.requests = undefined;
-      await Promise.all(old.map((p) => p?.destroy()));
+      // Not terminated mid-task: a thread stopped while its sentence model loads aborts the whole process
+      // (onnxruntime). piscina's close waits for the tasks in hand (up to its closeTimeout), then ends the threads.
+      await Promise.all(old.map((p) => p?.close({ force: false }).catch(() => p.destroy())));
     },
   };
 }
