@@ -197,6 +197,11 @@ export type Config = {
     modelsDir: string;
     /** Re-scores the fused ranking's best notes with a cross-encoder; none by default. */
     reranker?: RerankerSettings;
+    /**
+     * Bytes of note vectors the exact vector store (no sqlite-vec / pgvector) keeps in memory between searches,
+     * all spaces of one database together (256 MB; not an environment setting).
+     */
+    exactCacheBytes: number;
   };
   /** How long outbox events, finished deliveries (with their attempt log) and idempotency keys are kept. */
   retention: { eventsMs: number; deliveriesMs: number; idempotencyMs: number };
@@ -372,6 +377,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
               ? { provider: 'glove' }
               : { provider: 'builtin', precision: e.EMBEDDER_PRECISION },
       modelsDir: path.resolve(e.MODELS_DIR ?? path.join(dataDir, 'models')),
+      exactCacheBytes: 256 * 1024 * 1024,
       ...(e.RERANKER === 'cohere'
         ? {
             reranker: {

@@ -2,7 +2,9 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import type { Db, Dialect } from './db/schema.ts';
+import { createProcessingPool, type ProcessingPool } from './features/processing/pool/processing-pool.ts';
 import type { SearchEngine, SearchReadiness } from './features/search/search-engine.ts';
+import { createExactVectorCache, type ExactVectorCache } from './features/search/vector-store.ts';
 import { createLogger } from './lib/logger.ts';
 
 /** What one set of deps' searches remember: the engine, its readiness and short-lived statistics. */
@@ -17,6 +19,8 @@ export interface SearchState {
   coveredSpaces: Set<string>;
   /** Notes per space (`accountId:mode`), remembered for a few seconds. */
   spaceSizes: Map<string, { n: number; at: number }>;
+  /** Note vectors the exact vector store keeps between searches, within config.search.exactCacheBytes. */
+  exactVectors: ExactVectorCache;
   /** PostgreSQL planner statistics of notes.search_vector, re-read at most once a minute. */
   lexemeStats?: { at: number; freqs: Promise<Map<string, number>> };
 }
@@ -44,10 +48,12 @@ export interface Deps {
   logger: Logger;
   /** Wakes the in-process worker when a job is enqueued (no-op when the worker runs elsewhere). */
   wakeWorker: () => void;
+  /** The processing threads (parse, analyze, chunk), sized by config.processing; started on first use. */
+  processing: ProcessingPool;
   search: SearchState;
   fanOut: FanOutState;
   seed: SeedState;
-  /** Closes what createDeps opened (the database unless it was given); idempotent. */
+  /** Closes what createDeps opened (the processing threads; the database unless it was given); idempotent. */
   close(): Promise<void>;
 }
 
@@ -68,6 +74,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     ? undefined
     : openDatabase(config.database, overrides.poolSize ? { poolSize: overrides.poolSize } : {});
   const database = overrides.database ?? opened!;
+  const processing = createProcessingPool(config.processing);
   let closing: Promise<void> | undefined;
   return {
     db: database.db,
@@ -75,11 +82,16 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     config,
     logger: overrides.logger ?? createLogger(config.logLevel),
     wakeWorker: overrides.wakeWorker ?? (() => {}),
-    search: { coveredSpaces: new Set(), spaceSizes: new Map() },
+    processing,
+    search: {
+      coveredSpaces: new Set(),
+      spaceSizes: new Map(),
+      exactVectors: createExactVectorCache(config.search.exactCacheBytes),
+    },
     fanOut: { burstSize: 0 },
     seed: { seeded: new Set(), inFlight: new Map() },
     close() {
-      closing ??= opened ? opened.close() : Promise.resolve();
+      closing ??= Promise.all([processing.close(), opened?.close()]).then(() => {});
       return closing;
     },
   };

@@ -12,7 +12,6 @@ import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { createDeps } from './deps.ts';
 import { bootstrapOwner, type FirstStart } from './features/accounts/bootstrap-owner.ts';
-import { closeProcessingPool, configureProcessingPool } from './features/processing/pool/processing-pool.ts';
 import {
   closeLoadedEmbedders,
   prepareSearchInBackground,
@@ -77,7 +76,6 @@ export async function startServer(config: Config, options: StartServerOptions = 
     wakeWorker: () => worker?.wake(),
   });
   const { logger } = deps;
-  configureProcessingPool(config.processing);
   let server: HttpServer | undefined;
   let search: SearchPreparation | undefined;
   try {
@@ -99,7 +97,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const port = (listening.address() as AddressInfo).port;
     const url = `http://${clientHost(config.host)}:${port}`;
     // Only once the port is bound: keys created by a start that then fails would never be printed.
-    const first = await bootstrapOwner(deps.db, deps.dialect);
+    const first = await bootstrapOwner(deps);
 
     const runWorker = options.worker ?? config.worker.enabled;
     logger.info(
@@ -130,7 +128,6 @@ export async function startServer(config: Config, options: StartServerOptions = 
         search?.stop();
         await worker?.stop();
         await closeLoadedEmbedders();
-        await closeProcessingPool();
         await deps.close();
         logger.info('minutes stopped');
       })();

@@ -40,7 +40,7 @@ describe.each(DIALECTS)('createDeps (%s)', (dialect) => {
   it('each deps remembers its own state: a second deps over the same database starts empty', async () => {
     const a = createDeps(config(), { database, logger });
     const b = createDeps(config(), { database, logger });
-    const account = await createAccount(database.db, {
+    const account = await createAccount(a, {
       email: `deps-${randomBase62(8).toLowerCase()}@example.com`,
     });
     await ensureSeeded(a, account.id);
@@ -50,6 +50,7 @@ describe.each(DIALECTS)('createDeps (%s)', (dialect) => {
     await ensureSeeded(b, account.id);
     expect(b.seed.seeded.has(account.id)).toBe(true);
     expect(a.search).not.toBe(b.search);
+    expect(a.processing).not.toBe(b.processing);
     expect(a.fanOut).not.toBe(b.fanOut);
   });
 

@@ -102,7 +102,7 @@ async function prepareDatabase(dialect: Dialect, dataDir: string): Promise<Prepa
     prefix: 'minutes_bench',
   });
   const started = performance.now();
-  const seed = await seedNotes(database.db, NOTES);
+  const seed = await seedNotes(database, NOTES);
   // Autovacuum would analyze the bulk load soon after; do it now so plans match a settled database.
   if (dialect === 'postgres') await sql`ANALYZE`.execute(database.db);
   const seedSeconds = (performance.now() - started) / 1000;

@@ -1,17 +1,18 @@
 import type { Insertable } from 'kysely';
 import type {
   ActionItemsTable,
-  Db,
   HighlightsTable,
   NotesTable,
   NoteTagsTable,
   SegmentsTable,
   SpeakersTable,
 } from '../../src/db/schema.ts';
+import type { Deps } from '../../src/deps.ts';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import { createApiKey } from '../../src/features/api-keys/api-keys.service.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { mulberry32 } from '../../src/lib/prng.ts';
+import { benchDeps } from '../search/setup.ts';
 
 /** Deterministic random helpers over mulberry32: the same seed gives the same data set on every run and dialect. */
 function prng(seed: number) {
@@ -70,9 +71,11 @@ const SPAN_MS = 365 * 86_400_000;
  * 1–4 tags; 2–4 speakers; 0–4 highlights; 0–4 action items), spread over one year, written straight into the
  * database in batches. Search indexes fill through the same triggers/generated columns as in production.
  */
-export async function seedNotes(db: Db, count: number): Promise<SeedResult> {
-  const account = await createAccount(db, { email: 'bench@example.com', name: 'Benchmark' });
-  const { key: liveKey } = await createApiKey(db, { accountId: account.id, mode: 'live', name: 'bench' });
+export async function seedNotes(database: Pick<Deps, 'db' | 'dialect'>, count: number): Promise<SeedResult> {
+  const { db } = database;
+  const deps = benchDeps(database);
+  const account = await createAccount(deps, { email: 'bench@example.com', name: 'Benchmark' });
+  const { key: liveKey } = await createApiKey(deps, { accountId: account.id, mode: 'live', name: 'bench' });
   const r = prng(20261123);
   const noteIds: string[] = [];
   const sizes: { id: string; size: number }[] = [];

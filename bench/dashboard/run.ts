@@ -13,6 +13,7 @@ import { completeSetup, createSetupLink } from '../../src/features/users/users.s
 import { startServer } from '../../src/main.ts';
 import { launchBrowser } from '../../test/helpers/chromium.ts';
 import { seedNotes, TAGS } from '../api/seed.ts';
+import { benchDeps } from '../search/setup.ts';
 
 const NOTES = Number(process.argv[2] ?? 10_000);
 const RUNS = Number(process.argv[3] ?? 15);
@@ -30,10 +31,11 @@ const config = loadConfig({
 const database = openDatabase(config.database);
 await migrate(database.db, database.dialect);
 const started = performance.now();
-const seed = await seedNotes(database.db, NOTES);
+const seed = await seedNotes(database, NOTES);
 process.stderr.write(`seeded ${NOTES} notes in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-const { token } = await createSetupLink(database.db, seed.accountId);
-const user = await completeSetup(database.db, token, PASSWORD);
+const setupDeps = benchDeps(database);
+const { token } = await createSetupLink(setupDeps, seed.accountId);
+const user = await completeSetup(setupDeps, { token, password: PASSWORD });
 await database.close();
 
 const server = await startServer(config, { drainMs: 500 });

@@ -53,7 +53,7 @@ async function main() {
   );
   const database = deps;
   await migrate(database.db, database.dialect);
-  const account = await createAccount(database.db, { email: `bench-${Date.now()}@example.com` });
+  const account = await createAccount(deps, { email: `bench-${Date.now()}@example.com` });
   const actor: Actor = { accountId: account.id, mode: 'live', scopes: new Set(SCOPES), keyId: 'bench' };
 
   const names = meetingNames().slice(0, Number(process.env.BENCH_LIMIT ?? Number.POSITIVE_INFINITY));

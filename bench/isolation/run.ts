@@ -25,6 +25,7 @@ import { mainThreadProfile, summarizeProfile } from '../api/profile-summary.ts';
 import { seedNotes } from '../api/seed.ts';
 import { loadMeeting, meetingNames } from '../ingest/qmsum.ts';
 import { childDatabase, childEnv, freePort, stopChild, waitForReady } from '../lib/child-server.ts';
+import { benchDeps } from '../search/setup.ts';
 import { adversarialTranscripts } from './adversarial.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -181,10 +182,11 @@ async function runDialect(dialect: Dialect): Promise<string> {
     prefix: 'minutes_bench',
   });
   try {
-    const reader = await seedNotes(database.db, 1000);
-    const writerAccount = await createAccount(database.db, { email: 'writer@example.com', name: 'Writer' });
+    const reader = await seedNotes(database, 1000);
+    const deps = benchDeps(database);
+    const writerAccount = await createAccount(deps, { email: 'writer@example.com', name: 'Writer' });
     const writerKey = (
-      await createApiKey(database.db, { accountId: writerAccount.id, mode: 'live', name: 'writer' })
+      await createApiKey(deps, { accountId: writerAccount.id, mode: 'live', name: 'writer' })
     ).key;
 
     const port = await freePort();

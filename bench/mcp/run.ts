@@ -229,7 +229,7 @@ async function prepareDatabase(dialect: Dialect, dataDir: string) {
     pgAdminUrl: PG_ADMIN_URL,
     prefix: 'minutes_bench_mcp',
   });
-  const seed = await seedNotes(database.db, NOTES);
+  const seed = await seedNotes(database, NOTES);
   // Index every seeded note now, as `minutes reindex` would (searches index only a few missing notes on the spot).
   const config = loadConfig({ ...env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   const indexed = await reindexAll(

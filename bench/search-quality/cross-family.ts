@@ -52,7 +52,7 @@ export async function runCrossFamily(
     try {
       const deps = benchDeps(database);
       const cache = await useVectorCache(deps);
-      const actor = await benchActor(database.db);
+      const actor = await benchActor(database);
       const others = meetings.filter((m) => familyOf(m.name) !== family);
       log(`[cross-family] ${family}: ingesting the ${others.length} meetings of the other families…`);
       await ingest(deps, actor, [...others]);

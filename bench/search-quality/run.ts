@@ -57,7 +57,7 @@ if (args.includes('--cross-family')) {
   try {
     const deps = benchDeps(paraphraseDb);
     await useVectorCache(deps);
-    const items = await collectParaphraseEvidence(deps, await benchActor(paraphraseDb.db));
+    const items = await collectParaphraseEvidence(deps, await benchActor(paraphraseDb));
     const paraphraseEvidence = option('--paraphrase-evidence');
     if (paraphraseEvidence) fs.writeFileSync(paraphraseEvidence, JSON.stringify(items));
     for (const [name, part] of [
@@ -81,7 +81,7 @@ const database = await openBenchDatabase('sqlite');
 try {
   const deps = benchDeps(database);
   const cache = await useVectorCache(deps);
-  const actor = await benchActor(database.db);
+  const actor = await benchActor(database);
   process.stderr.write(
     `ingesting ${meetings.length} meetings (vector extension: ${database.vectorExtension})…\n`,
   );

@@ -6,10 +6,11 @@
  * (bounded: one page of 2,000 vectors plus the best k). Options: SPACES=20000,100000 QUERIES=20 DIALECT=postgres.
  */
 import { sql } from 'kysely';
+import { loadConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/schema.ts';
 import { normalize } from '../../src/features/search/embedders/embedder.ts';
 import { vectorToBytes } from '../../src/features/search/search.tables.ts';
-import { exactStore } from '../../src/features/search/vector-store.ts';
+import { createExactStore, createExactVectorCache } from '../../src/features/search/vector-store.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { mulberry32 } from '../../src/lib/prng.ts';
 import { benchActor, openBenchDatabase, percentile } from './setup.ts';
@@ -22,9 +23,11 @@ const EMBEDDER = 'bench:random';
 const random = mulberry32(13);
 const unit = () => normalize(Float32Array.from({ length: DIMS }, () => random() - 0.5));
 
+// The store as a server has it: the default cache budget (config.search.exactCacheBytes).
+const exactStore = createExactStore(createExactVectorCache(loadConfig({}).search.exactCacheBytes));
 const database = await openBenchDatabase(DIALECT);
 try {
-  const actor = await benchActor(database.db);
+  const actor = await benchActor(database);
   const space = { accountId: actor.accountId, mode: actor.mode };
   let held = 0;
   const now = new Date().toISOString();

@@ -146,7 +146,7 @@ async function runDialect(dialect: Dialect) {
   const database = await openBenchDatabase(dialect);
   try {
     const deps = benchDeps(database);
-    const actor = await benchActor(database.db);
+    const actor = await benchActor(database);
     const space = { accountId: actor.accountId, mode: 'live' as Mode };
     const engine = await getSearchEngine(deps);
     const meeting = dialect === 'sqlite' && MEETINGS > 0 ? await timeOneHourMeetings(deps, actor) : undefined;

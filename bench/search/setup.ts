@@ -70,7 +70,10 @@ export async function openBenchDatabase(dialect: Dialect): Promise<BenchDatabase
 }
 
 /** Deps as main.ts builds them (worker off, logs silent unless BENCH_LOG_LEVEL is set). */
-export function benchDeps(database: BenchDatabase, env: Record<string, string> = {}): Deps {
+export function benchDeps(
+  database: Pick<BenchDatabase, 'db' | 'dialect'>,
+  env: Record<string, string> = {},
+): Deps {
   const config = loadConfig({ WORKER: 'false', RATE_LIMIT_PER_MINUTE: '0', ...env });
   return createDeps(config, {
     database,
@@ -79,8 +82,10 @@ export function benchDeps(database: BenchDatabase, env: Record<string, string> =
 }
 
 /** An account and a live actor with every scope. */
-export async function benchActor(db: Db): Promise<Actor> {
-  const account = await createAccount(db, { email: `bench-${randomBase62(8).toLowerCase()}@example.com` });
+export async function benchActor(database: Pick<BenchDatabase, 'db' | 'dialect'>): Promise<Actor> {
+  const account = await createAccount(benchDeps(database), {
+    email: `bench-${randomBase62(8).toLowerCase()}@example.com`,
+  });
   return { accountId: account.id, mode: 'live', scopes: new Set(SCOPES), keyId: 'key_bench' };
 }
 

@@ -165,7 +165,7 @@ async function benchDialect(dialect: Dialect, receiver: Awaited<ReturnType<typeo
   };
   const deps = createDeps(config, { database: { db: database.db, dialect }, logger: createLogger('warn') });
   try {
-    const account = await createAccount(database.db, { email: `bench-${Date.now()}@example.com` });
+    const account = await createAccount(deps, { email: `bench-${Date.now()}@example.com` });
     const space = { accountId: account.id, mode: 'live' as const };
     const now = new Date().toISOString();
     await webhooksDb(database.db)

@@ -22,9 +22,9 @@ export function registerAccountsCommands(program: Command): void {
     .option('--name <name>', 'a display name')
     .option('--json', 'print the account (and its setup_url) as JSON')
     .action(async (opts: { email: string; name?: string; json?: boolean }) => {
-      const { account, url } = await withDatabase(async ({ db, config }) => {
-        const created = await createAccountWithSetupLink(db, { email: opts.email, name: opts.name });
-        return { account: created.account, url: setupUrl(dashboardBaseUrl(config), created.link.token) };
+      const { account, url } = await withDatabase(async (deps) => {
+        const created = await createAccountWithSetupLink(deps, { email: opts.email, name: opts.name });
+        return { account: created.account, url: setupUrl(dashboardBaseUrl(deps.config), created.link.token) };
       });
       if (opts.json) printJson({ ...account, setup_url: url });
       else print(account.id, `Dashboard set-up link (one use, valid 24 h): ${url}`);
@@ -38,9 +38,9 @@ export function registerAccountsCommands(program: Command): void {
     )
     .option('--account <email>', 'the account (default: the owner account)')
     .action(async (opts: { account?: string }) => {
-      const url = await withDatabase(async ({ db, config }) => {
-        const link = await createSetupLink(db, (await resolveAccount(db, opts.account)).id);
-        return setupUrl(dashboardBaseUrl(config), link.token);
+      const url = await withDatabase(async (deps) => {
+        const link = await createSetupLink(deps, (await resolveAccount(deps, opts.account)).id);
+        return setupUrl(dashboardBaseUrl(deps.config), link.token);
       });
       print(`Set-up link (one use, valid 24 h): ${url}`);
     });

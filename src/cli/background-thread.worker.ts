@@ -1,7 +1,6 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config.ts';
 import { createDeps } from '../deps.ts';
-import { closeProcessingPool } from '../features/processing/pool/processing-pool.ts';
 import { closeLoadedEmbedders } from '../features/search/search-engine.ts';
 import { lowerThreadPriority } from '../lib/thread-priority.ts';
 import type { BackgroundThreadMessage, BackgroundThreadReply } from './background-thread.ts';
@@ -14,7 +13,7 @@ import { type BackgroundWorkers, startBackgroundWorkers } from './workers.ts';
  */
 if (!parentPort) throw new Error('background-thread.worker.ts runs as a worker thread');
 // Background work yields the CPU to the API's thread: this thread and every thread it starts (its SQLite
-// connections, processing threads, the sentence model) run at a lower priority (decision 40).
+// connections, processing threads, the sentence model) run at a lower priority (decision 41).
 lowerThreadPriority();
 const port: MessagePort = parentPort;
 const { config } = workerData as { config: Config };
@@ -38,7 +37,6 @@ function stop(): Promise<void> {
       await starting.catch(() => {});
       await workers?.stop();
       await closeLoadedEmbedders();
-      await closeProcessingPool();
       await deps.close();
     } finally {
       reply({ type: 'stopped' });

@@ -95,7 +95,7 @@ export function registerExportCommand(program: Command): void {
  * id (`… (Rn6W2k).md`), so names are stable across runs. Returns the files written, in that order.
  */
 export async function exportNotes(ctx: Deps, dir: string, options: ExportOptions): Promise<ExportedNote[]> {
-  const account = await resolveAccount(ctx.db, options.account);
+  const account = await resolveAccount(ctx, options.account);
   const actor: Actor = { accountId: account.id, mode: options.mode, scopes: new Set(SCOPES), keyId: 'cli' };
   const target = path.resolve(dir);
   await fsp.mkdir(target, { recursive: true });

@@ -147,7 +147,7 @@ export async function importFiles(
   files: readonly string[],
   options: ImportOptions,
 ): Promise<ImportOutcome[]> {
-  const account = await resolveAccount(ctx.db, options.account);
+  const account = await resolveAccount(ctx, options.account);
   const actor: Actor = {
     accountId: account.id,
     mode: options.mode,

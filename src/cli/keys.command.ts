@@ -45,12 +45,12 @@ export function registerKeysCommands(program: Command): void {
       }) => {
         const scopes = opts.scopes === undefined ? undefined : parseScopes(opts.scopes);
         const expiresAt = opts.expiresAt === undefined ? undefined : expiryInstant(opts.expiresAt);
-        const created = await withDatabase(async ({ db, dialect }) => {
-          if (!opts.account && (await createOwnerAccountIfNone(db, dialect))) {
+        const created = await withDatabase(async (deps) => {
+          if (!opts.account && (await createOwnerAccountIfNone(deps))) {
             process.stderr.write(`no account existed: created the owner account ${OWNER_EMAIL}\n`);
           }
-          const account = await resolveAccount(db, opts.account);
-          return createApiKey(db, {
+          const account = await resolveAccount(deps, opts.account);
+          return createApiKey(deps, {
             accountId: account.id,
             mode: opts.mode,
             scopes,
@@ -81,8 +81,8 @@ export function registerKeysCommands(program: Command): void {
     .option('--account <email>', 'the account (default: the owner account)')
     .option('--json', 'print a JSON array')
     .action(async (opts: { account?: string; json?: boolean }) => {
-      const list = await withDatabase(async ({ db }) =>
-        listApiKeys(db, (await resolveAccount(db, opts.account)).id),
+      const list = await withDatabase(async (deps) =>
+        listApiKeys(deps, (await resolveAccount(deps, opts.account)).id),
       );
       if (opts.json) return printJson(list);
       if (!list.length) return print('No API keys.');
@@ -109,7 +109,7 @@ export function registerKeysCommands(program: Command): void {
     .description('revoke an API key at once (its requests get 401 api_key_revoked)')
     .argument('<key_id>', 'the key id (key_…), as shown by `keys list`')
     .action(async (keyId: string) => {
-      const revoked = await withDatabase(({ db }) => revokeApiKey(db, keyId.trim()));
+      const revoked = await withDatabase((deps) => revokeApiKey(deps, keyId.trim()));
       print(`Revoked ${revoked.id} (${revoked.start}…) at ${revoked.revoked_at}.`);
     });
 }

@@ -13,14 +13,11 @@ export interface BackgroundWorkers {
  * `worker`, so an API-only node never loads the processing and delivery code.
  */
 export async function startBackgroundWorkers(deps: Deps): Promise<BackgroundWorkers> {
-  const [{ startWorker }, { startWebhookWorker }, { configureProcessingPool }, { startRetentionSweeper }] =
-    await Promise.all([
-      import('../jobs/worker.ts'),
-      import('../features/webhooks/webhook-worker.ts'),
-      import('../features/processing/pool/processing-pool.ts'),
-      import('../features/retention/retention-sweeper.ts'),
-    ]);
-  configureProcessingPool(deps.config.processing);
+  const [{ startWorker }, { startWebhookWorker }, { startRetentionSweeper }] = await Promise.all([
+    import('../jobs/worker.ts'),
+    import('../features/webhooks/webhook-worker.ts'),
+    import('../features/retention/retention-sweeper.ts'),
+  ]);
   const jobs = startWorker(deps);
   const webhooks = startWebhookWorker(deps);
   const retention = startRetentionSweeper(deps);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Actor } from '../features/api-keys/scopes.ts';
 import type { SaveIdempotentResponse } from '../features/idempotency/idempotency.repo.ts';
+import type { MultipartUpload } from '../features/recordings/multipart-upload.ts';
 
 export interface AppEnv {
   Variables: {
@@ -9,5 +10,7 @@ export interface AppEnv {
     log: Logger;
     /** Set by the Idempotency-Key middleware: the saver for a given success status (idempotentResponse). */
     idempotency?: (status: number) => SaveIdempotentResponse;
+    /** Set by POST /v1/recordings for a multipart body: the streamed upload (fields and temp file). */
+    upload?: MultipartUpload;
   };
 }

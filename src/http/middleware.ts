@@ -2,7 +2,6 @@ import type { MiddlewareHandler } from 'hono';
 import type { Deps } from '../deps.ts';
 import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import type { Scope } from '../features/api-keys/scopes.ts';
-import { parseJsonOffThread } from '../features/processing/pool/processing-pool.ts';
 import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { type ParsedJsonBody, parseJsonBody } from '../lib/parse-json-body.ts';
@@ -46,7 +45,7 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
 /** Resolves the bearer key into an actor, or answers 401 with the fitting code. */
 export function authenticate(deps: Deps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set('actor', await verifyApiKey(deps.db, c.req.header('authorization')));
+    c.set('actor', await verifyApiKey(deps, c.req.header('authorization')));
     await next();
   };
 }
@@ -85,7 +84,7 @@ export function jsonBody(maxBytes: (deps: Deps) => number, deps: Deps): Middlewa
     const bytes = c.req.raw.body ? await readLimited(c.req.raw.body, limit) : Buffer.alloc(0);
     // A body can come without either length header (HTTP/2, fetch): what counts is whether it has bytes.
     const body =
-      bytes.byteLength > INLINE_BODY_BYTES ? await parseLarge(bytes, type) : parseSmall(bytes, type);
+      bytes.byteLength > INLINE_BODY_BYTES ? await parseLarge(deps, bytes, type) : parseSmall(bytes, type);
     // The route's validator reads `c.req.json()`, which in Hono parses the cached text again: answer it with
     // the object read here instead. The text (for `c.req.text()`) is decoded only if someone asks; when a lone
     // surrogate was repaired it is the repaired object serialised, so every reader sees the same strings.
@@ -116,10 +115,10 @@ function parseSmall(bytes: Buffer, type: string | undefined): ParsedJsonBody {
 }
 
 /** A large body is read in a processing thread (decoding and parsing 2 MB holds a thread for ~10 ms). */
-function parseLarge(bytes: Buffer, type: string | undefined): Promise<ParsedJsonBody> {
+function parseLarge(deps: Deps, bytes: Buffer, type: string | undefined): Promise<ParsedJsonBody> {
   if (type === undefined)
     throw new AppError('unsupported_media_type', 'Content-Type must be application/json.');
-  return parseJsonOffThread(bytes);
+  return deps.processing.parseJson(bytes);
 }
 
 /** The body text other readers see: as sent, or the repaired object serialised (as sent if that fails). */

@@ -33,7 +33,7 @@ export function routeNotFound(app: Hono<AppEnv>, deps: Deps) {
     }
     if (!c.get('actor')) {
       try {
-        await verifyApiKey(deps.db, c.req.header('authorization'));
+        await verifyApiKey(deps, c.req.header('authorization'));
       } catch (err) {
         if (err instanceof AppError) return errorResponse(c, err);
         throw err;

@@ -16,12 +16,12 @@ for (const dialect of DIALECTS) {
   describe(`API keys (${dialect})`, () => {
     const h = useHarness(dialect);
     const account = () =>
-      createAccount(h.db.db, { email: `k-${Math.random().toString(36).slice(2)}@example.com` });
+      createAccount(h.deps, { email: `k-${Math.random().toString(36).slice(2)}@example.com` });
 
     it('creates live and test keys with ≥ 128 bits of randomness, stored only as SHA-256', async () => {
       const a = await account();
-      const live = await createApiKey(h.db.db, { accountId: a.id, mode: 'live' });
-      const test = await createApiKey(h.db.db, { accountId: a.id, mode: 'test' });
+      const live = await createApiKey(h.deps, { accountId: a.id, mode: 'live' });
+      const test = await createApiKey(h.deps, { accountId: a.id, mode: 'test' });
       expect(live.key).toMatch(/^svc_sk_live_[0-9A-Za-z]{32}$/);
       expect(test.key).toMatch(/^svc_sk_test_[0-9A-Za-z]{32}$/);
       expect(32 * Math.log2(62)).toBeGreaterThan(128);
@@ -36,22 +36,22 @@ for (const dialect of DIALECTS) {
 
     it('gives all seven scopes when none are named, and only the named ones otherwise', async () => {
       const a = await account();
-      expect((await createApiKey(h.db.db, { accountId: a.id, mode: 'live' })).scopes).toEqual([...SCOPES]);
-      const narrow = await createApiKey(h.db.db, {
+      expect((await createApiKey(h.deps, { accountId: a.id, mode: 'live' })).scopes).toEqual([...SCOPES]);
+      const narrow = await createApiKey(h.deps, {
         accountId: a.id,
         mode: 'live',
         scopes: ['search', 'search'],
       });
       expect(narrow.scopes).toEqual(['search']);
       await expect(
-        createApiKey(h.db.db, { accountId: a.id, mode: 'live', scopes: ['notes:admin'] }),
+        createApiKey(h.deps, { accountId: a.id, mode: 'live', scopes: ['notes:admin'] }),
       ).rejects.toThrow(/Unknown scope/);
     });
 
     it('lists keys without the key or its hash', async () => {
       const a = await account();
-      const created = await createApiKey(h.db.db, { accountId: a.id, mode: 'live', name: 'ci' });
-      const list = await listApiKeys(h.db.db, a.id);
+      const created = await createApiKey(h.deps, { accountId: a.id, mode: 'live', name: 'ci' });
+      const list = await listApiKeys(h.deps, a.id);
       expect(list).toHaveLength(1);
       expect(JSON.stringify(list)).not.toContain(created.key);
       expect(list[0]).not.toHaveProperty('key_hash');
@@ -60,28 +60,28 @@ for (const dialect of DIALECTS) {
 
     it('verifies a key into an actor, and refuses revoked and expired keys at once', async () => {
       const a = await account();
-      const created = await createApiKey(h.db.db, { accountId: a.id, mode: 'test', scopes: ['search'] });
-      const actor = await verifyApiKey(h.db.db, `Bearer ${created.key}`);
+      const created = await createApiKey(h.deps, { accountId: a.id, mode: 'test', scopes: ['search'] });
+      const actor = await verifyApiKey(h.deps, `Bearer ${created.key}`);
       expect(actor).toMatchObject({ accountId: a.id, mode: 'test', keyId: created.id });
       expect([...actor.scopes]).toEqual(['search']);
-      await revokeApiKey(h.db.db, created.id);
-      await expect(verifyApiKey(h.db.db, `Bearer ${created.key}`)).rejects.toMatchObject({
+      await revokeApiKey(h.deps, created.id);
+      await expect(verifyApiKey(h.deps, `Bearer ${created.key}`)).rejects.toMatchObject({
         code: 'api_key_revoked',
       });
-      const expiring = await createApiKey(h.db.db, {
+      const expiring = await createApiKey(h.deps, {
         accountId: a.id,
         mode: 'live',
         expiresAt: new Date(Date.now() + 50).toISOString(),
       });
       await new Promise((r) => setTimeout(r, 80));
-      await expect(verifyApiKey(h.db.db, `Bearer ${expiring.key}`)).rejects.toMatchObject({
+      await expect(verifyApiKey(h.deps, `Bearer ${expiring.key}`)).rejects.toMatchObject({
         code: 'api_key_expired',
       });
     });
 
     it('updates last_used_at at most once a minute', async () => {
       const a = await account();
-      const created = await createApiKey(h.db.db, { accountId: a.id, mode: 'live' });
+      const created = await createApiKey(h.deps, { accountId: a.id, mode: 'live' });
       const lastUsed = async () =>
         (
           await h.db.db
@@ -91,15 +91,15 @@ for (const dialect of DIALECTS) {
             .executeTakeFirstOrThrow()
         ).last_used_at;
       expect(await lastUsed()).toBeNull();
-      await verifyApiKey(h.db.db, `Bearer ${created.key}`);
+      await verifyApiKey(h.deps, `Bearer ${created.key}`);
       // Written after the request goes on (it does not wait for the write).
       const first = await until('last_used_at to be written', async () => (await lastUsed()) ?? undefined);
       await new Promise((r) => setTimeout(r, 5));
-      await verifyApiKey(h.db.db, `Bearer ${created.key}`);
+      await verifyApiKey(h.deps, `Bearer ${created.key}`);
       expect(await lastUsed()).toBe(first);
       const old = new Date(Date.now() - 61_000).toISOString();
       await h.db.db.updateTable('api_keys').set({ last_used_at: old }).where('id', '=', created.id).execute();
-      await verifyApiKey(h.db.db, `Bearer ${created.key}`);
+      await verifyApiKey(h.deps, `Bearer ${created.key}`);
       await until('last_used_at to be written again', async () =>
         (await lastUsed()) !== old ? true : undefined,
       );

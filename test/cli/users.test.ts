@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSetupLinkUser } from '../../src/features/users/users.service.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/dialects.ts';
+import { createTestDatabase, depsOver, type TestDatabase } from '../helpers/dialects.ts';
 import { databaseEnv, runCli } from './cli-process.ts';
 
 describe('minutes users reset-password (sqlite)', () => {
@@ -25,7 +25,7 @@ describe('minutes users reset-password (sqlite)', () => {
     expect(res.stdout).toMatch(
       /^Set-up link \(one use, valid 24 h\): https:\/\/minutes\.example\.com\/setup\?token=/,
     );
-    const user = await findSetupLinkUser(db.db, tokenOf(res.stdout));
+    const user = await findSetupLinkUser(depsOver(db), tokenOf(res.stdout));
     expect(user?.email).toBe('ana@example.com');
   });
 

@@ -13,7 +13,7 @@ describe.each(DIALECTS)('dashboard sign-in and sessions (%s)', (dialect) => {
   async function signedIn() {
     const t = await h.tenant();
     const client = new DashboardClient(h.app);
-    const { token } = await createSetupLink(h.db.db, t.accountId);
+    const { token } = await createSetupLink(h.deps, t.accountId);
     const setup = await client.get(`/setup?token=${token}`);
     expect(setup.status).toBe(200);
     expect(setup.text).toContain(t.email);
@@ -49,7 +49,7 @@ describe.each(DIALECTS)('dashboard sign-in and sessions (%s)', (dialect) => {
 
   it('the session cookie is HttpOnly and SameSite=Lax, and Secure behind HTTPS', async () => {
     const t = await h.tenant();
-    const { token } = await createSetupLink(h.db.db, t.accountId);
+    const { token } = await createSetupLink(h.deps, t.accountId);
     const client = new DashboardClient(h.app);
     const setup = await client.get(`/setup?token=${token}`);
     await client.request('POST', '/setup', {
@@ -159,7 +159,7 @@ describe.each(DIALECTS)('dashboard sign-in and sessions (%s)', (dialect) => {
 
   it('a short password and a mismatch are refused; an unknown token is a 404 page', async () => {
     const t = await h.tenant();
-    const { token } = await createSetupLink(h.db.db, t.accountId);
+    const { token } = await createSetupLink(h.deps, t.accountId);
     const client = new DashboardClient(h.app);
     const page = await client.get(`/setup?token=${token}`);
     const short = await client.request('POST', '/setup', {

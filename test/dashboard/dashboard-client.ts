@@ -62,7 +62,7 @@ const PASSWORD = 'correct horse battery';
 /** A client signed in as the tenant's person, who first sets PASSWORD through a set-up link. */
 export async function signedInClient(h: Harness, t: Tenant): Promise<DashboardClient> {
   const client = new DashboardClient(h.app);
-  const { token } = await createSetupLink(h.db.db, t.accountId);
+  const { token } = await createSetupLink(h.deps, t.accountId);
   const setup = await client.get(`/setup?token=${token}`);
   await client.request('POST', '/setup', {
     form: { _csrf: csrfIn(setup.text), token, password: PASSWORD, confirm: PASSWORD },

@@ -54,7 +54,7 @@ describe.each(DIALECTS)('dashboard pages over the services (%s)', (dialect) => {
 
   it('revokes only the account’s own keys and manages only its own webhooks', async () => {
     const [a, b] = [await h.tenant(), await h.tenant()];
-    const other = await createApiKey(h.db.db, { accountId: b.accountId, mode: 'live', name: 'B key' });
+    const other = await createApiKey(h.deps, { accountId: b.accountId, mode: 'live', name: 'B key' });
     const hook = await createWebhook(h.deps, actorOf(b), {
       url: 'https://example.com/hook',
       events: ['note.created'],

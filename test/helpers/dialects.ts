@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Config } from '../../src/config.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Dialect } from '../../src/db/schema.ts';
 import { createScratchDatabase } from '../../src/db/scratch-database.ts';
+import { createDeps, type Deps } from '../../src/deps.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 
 /**
  * The dialects every suite runs on: SQLite always; PostgreSQL when TEST_DATABASE_URL is set.
@@ -21,6 +23,12 @@ export interface TestDatabase extends DatabaseHandle {
   database: Config['database'];
   /** Drops the PostgreSQL database or removes the SQLite file. */
   destroy(): Promise<void>;
+}
+
+/** Deps over a test database (left open by their close()), for tests that call services without the harness. */
+export function depsOver(handle: TestDatabase): Deps {
+  const config = { ...loadConfig({ LOG_LEVEL: 'silent' }), database: handle.database };
+  return createDeps(config, { database: handle, logger: createLogger('silent') });
 }
 
 /** A fresh, migrated database of the dialect: a temp SQLite file or a new PostgreSQL database. */

@@ -77,14 +77,15 @@ export function useHarness(dialect: Dialect, env: Record<string, string> = {}): 
     h.app = buildApp(h.deps);
   }, 60_000);
   afterAll(async () => {
+    await h.deps?.close();
     await h.db?.destroy();
   });
 
   h.tenant = async () => {
     const email = `user-${randomBase62(12).toLowerCase()}@example.com`;
-    const account = await createAccount(h.db.db, { email });
+    const account = await createAccount(h.deps, { email });
     const key = async (mode: Mode, scopes?: string[], expiresAt?: string) =>
-      (await createApiKey(h.db.db, { accountId: account.id, mode, scopes, expiresAt })).key;
+      (await createApiKey(h.deps, { accountId: account.id, mode, scopes, expiresAt })).key;
     return {
       accountId: account.id,
       email,
@@ -92,12 +93,12 @@ export function useHarness(dialect: Dialect, env: Record<string, string> = {}): 
       testKey: await key('test'),
       keyWithScopes: (scopes, mode = 'live') => key(mode, scopes),
       revokedKey: async (mode = 'live') => {
-        const created = await createApiKey(h.db.db, { accountId: account.id, mode });
-        await revokeApiKey(h.db.db, created.id);
+        const created = await createApiKey(h.deps, { accountId: account.id, mode });
+        await revokeApiKey(h.deps, created.id);
         return created.key;
       },
       expiredKey: async (mode = 'live') => {
-        const created = await createApiKey(h.db.db, {
+        const created = await createApiKey(h.deps, {
           accountId: account.id,
           mode,
           expiresAt: new Date(Date.now() + 1000).toISOString(),

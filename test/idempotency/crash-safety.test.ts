@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import { createApiKey } from '../../src/features/api-keys/api-keys.service.ts';
 import { type ChildService, databaseEnv, logLine, ROOT, spawnService } from '../cli/cli-process.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+import { createTestDatabase, DIALECTS, depsOver, type TestDatabase } from '../helpers/dialects.ts';
 
 const SCRIPT = path.join(ROOT, 'test/idempotency/fixtures/crash-after-commit-server.ts');
 
@@ -30,8 +30,9 @@ for (const dialect of DIALECTS) {
       );
 
     it('replays the first answer to the retry, and exactly one note exists', async () => {
-      const account = await createAccount(db.db, { email: `crash-${dialect}@example.com` });
-      const { key } = await createApiKey(db.db, { accountId: account.id, mode: 'live' });
+      const deps = depsOver(db);
+      const account = await createAccount(deps, { email: `crash-${dialect}@example.com` });
+      const { key } = await createApiKey(deps, { accountId: account.id, mode: 'live' });
       const request = (url: string, headers: Record<string, string> = {}) =>
         fetch(`${url}/v1/notes`, {
           method: 'POST',

@@ -200,10 +200,10 @@ for (const dialect of DIALECTS) {
 
       it('each request is authenticated: a key revoked after connecting stops working at once', async () => {
         const t = await h.tenant();
-        const key = await createApiKey(h.db.db, { accountId: t.accountId, mode: 'live' });
+        const key = await createApiKey(h.deps, { accountId: t.accountId, mode: 'live' });
         const client = await mcp.connect(key.key, 'modern');
         expect((await client.callTool({ name: 'list_notes', arguments: {} })).isError).toBeFalsy();
-        await revokeApiKey(h.db.db, key.id);
+        await revokeApiKey(h.deps, key.id);
         await expect(client.callTool({ name: 'list_notes', arguments: {} })).rejects.toThrow(
           /401|revoked|nauthori/i,
         );

@@ -1,18 +1,19 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { renderTranscript } from '../../src/features/notes/notes.view.ts';
 import { provisionalTitle } from '../../src/features/notes/provisional-title.ts';
 import { parseTranscript } from '../../src/features/processing/parse-transcript.ts';
-import {
-  parseJsonOffThread,
-  prepareTranscriptOffThread,
-} from '../../src/features/processing/pool/processing-pool.ts';
+import { createProcessingPool } from '../../src/features/processing/pool/processing-pool.ts';
 import { prepareTranscript, segmentAt } from '../../src/features/processing/prepared-transcript.ts';
 
 /**
  * A transcript is parsed and packed into columns in a processing thread, so the request's thread never builds
  * (or receives) one object per segment; the packed form must stand for exactly the segments it came from.
  */
+
+const pool = createProcessingPool({ threads: 1 });
+afterAll(() => pool.close());
+const parseJsonOffThread = (bytes: Uint8Array) => pool.parseJson(bytes);
 
 const segmentArb = fc.record({
   speaker: fc.string({ minLength: 1, maxLength: 12 }),
@@ -38,7 +39,7 @@ describe('prepared transcripts', () => {
 
   it('are the same prepared in a thread as in place, for a transcript of 400,000 one-word turns', async () => {
     const transcript = Array.from({ length: 400_000 }, (_, i) => `S${i % 7}: w${i}`).join('\n');
-    const inThread = await prepareTranscriptOffThread(transcript);
+    const inThread = await pool.prepareTranscript(transcript);
     const inPlace = prepareTranscript(parseTranscript(transcript));
     expect(inThread.count).toBe(400_000);
     expect(inThread.labels).toEqual(inPlace.labels);

@@ -3,12 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { childEnv, freePort, stopChild, waitForReady } from '../../bench/lib/child-server.ts';
 import {
-  analyzeOffThread,
+  createProcessingPool,
   ProcessingTimeoutError,
-  spinOffThread,
 } from '../../src/features/processing/pool/processing-pool.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
@@ -23,14 +22,15 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const BIN = path.join(ROOT, 'bin/minutes.js');
 
 describe('the processing pool', () => {
+  const pool = createProcessingPool({ threads: 1 });
+  afterAll(() => pool.close());
+
   it('stops a task at its budget, and the next task gets a fresh thread', async () => {
     const started = Date.now();
-    await expect(spinOffThread(120_000, AbortSignal.timeout(200))).rejects.toBeInstanceOf(
-      ProcessingTimeoutError,
-    );
+    await expect(pool.spin(120_000, AbortSignal.timeout(200))).rejects.toBeInstanceOf(ProcessingTimeoutError);
     // Stopped, not waited for: far less than the two minutes the task asked for.
     expect(Date.now() - started).toBeLessThan(60_000);
-    const analysis = await analyzeOffThread({
+    const analysis = await pool.analyze({
       segments: [
         { speaker: 'A', start_ms: 0, end_ms: 1000, text: "I'll send the budget to finance by Friday." },
       ],
@@ -40,6 +40,15 @@ describe('the processing pool', () => {
     expect(analysis.action_items).toEqual([
       { text: 'Send the budget to finance by Friday', assignee: 'Ana', due: '2026-11-27' },
     ]);
+  });
+
+  it('closing waits for the task in hand instead of stopping its thread (a model loading there would abort)', async () => {
+    const own = createProcessingPool({ threads: 1 });
+    await own.spin(1); // the thread is up and idle
+    const spinning = own.spin(300).then(() => 'finished');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await own.close();
+    await expect(spinning).resolves.toBe('finished');
   });
 });
 

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { spinOffThread } from '../../src/features/processing/pool/processing-pool.ts';
+import { createProcessingPool } from '../../src/features/processing/pool/processing-pool.ts';
 import { MiniLmEmbedder } from '../../src/features/search/embedders/minilm-embedder.ts';
 import { BACKGROUND_NICE_INCREMENT } from '../../src/lib/thread-priority.ts';
 
@@ -29,7 +29,8 @@ describe.runIf(process.platform === 'linux')('background threads yield the CPU t
   it('a processing thread runs at a lower priority than the process, which keeps its own', async () => {
     const before = threadNiceValues().filter((n) => n === background).length;
     let settled = false;
-    const spinning = spinOffThread(1_500).finally(() => {
+    const pool = createProcessingPool({ threads: 1 });
+    const spinning = pool.spin(1_500).finally(() => {
       settled = true;
     });
     // Looked at while the task runs, however long its thread takes to start on a busy machine.
@@ -39,6 +40,7 @@ describe.runIf(process.platform === 'linux')('background threads yield the CPU t
       seen = Math.max(seen, threadNiceValues().filter((n) => n === background).length);
     }
     await spinning;
+    await pool.close();
     expect(seen).toBeGreaterThan(before);
     expect(os.getPriority()).toBe(base);
   });

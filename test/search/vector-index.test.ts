@@ -38,7 +38,7 @@ function makeDeps(db: Db, dialect: Dialect, env: Record<string, string> = {}) {
 }
 
 async function seedNotes(deps: Deps): Promise<{ actor: Actor; ids: Record<string, string> }> {
-  const account = await createAccount(deps.db, { email: `vec-${randomBase62(8).toLowerCase()}@example.com` });
+  const account = await createAccount(deps, { email: `vec-${randomBase62(8).toLowerCase()}@example.com` });
   const actor: Actor = { accountId: account.id, mode: 'live', scopes: new Set(SCOPES), keyId: 'key_test' };
   const ids: Record<string, string> = {};
   for (const [name, meeting] of Object.entries(MEETINGS)) {
@@ -251,6 +251,27 @@ for (const dialect of DIALECTS.filter((d) => d === 'postgres')) {
         const stored = await sql<{ n: number }>`
           SELECT count(*) AS n FROM search_notes WHERE embedding IS NOT NULL`.execute(database.db);
         expect(Number(stored.rows[0]!.n)).toBe(Object.keys(ids).length);
+      } finally {
+        await database.destroy();
+      }
+    }, 60_000);
+
+    it("keeps a space's vectors in its own deps' cache, within config.search.exactCacheBytes", async () => {
+      const database = await createTestDatabase(dialect);
+      try {
+        const { deps } = makeDeps(database.db, dialect);
+        await prepareSearch(deps);
+        const { actor, ids } = await seedNotes(deps);
+        expect(await find(deps, actor, 'zymurgy workshop')).toEqual([ids.zymurgy]);
+        expect(deps.search.exactVectors.spaces.size).toBe(1);
+        expect(deps.search.exactVectors.bytes).toBeGreaterThan(0);
+        // Other deps over the same database: a cache of their own; with no budget, page by page, the same answer.
+        const config = { ...deps.config, search: { ...deps.config.search, exactCacheBytes: 0 } };
+        const other = createDeps(config, { database: { db: database.db, dialect }, logger: deps.logger });
+        await prepareSearch(other);
+        expect(await find(other, actor, 'zymurgy workshop')).toEqual([ids.zymurgy]);
+        expect(other.search.exactVectors.spaces.size).toBe(0);
+        expect(deps.search.exactVectors.spaces.size).toBe(1);
       } finally {
         await database.destroy();
       }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Db } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
@@ -8,28 +8,31 @@ import { type AccountRow, accountsRepo } from './accounts.repo.ts';
 const Email = z.email();
 
 /** Creates an account; emails are unique (case-insensitively, stored lower-cased). */
-export async function createAccount(db: Db, input: { email: string; name?: string }): Promise<AccountRow> {
+export async function createAccount(
+  deps: Deps,
+  input: { email: string; name?: string },
+): Promise<AccountRow> {
   const email = input.email.trim().toLowerCase();
   if (!Email.safeParse(email).success) {
     throw new AppError('parameter_invalid', `'${input.email}' is not a valid email address.`, {
       param: 'email',
     });
   }
-  if (await accountsRepo.findByEmail(db, email)) {
+  if (await accountsRepo.findByEmail(deps.db, email)) {
     throw new AppError('parameter_invalid', `An account with email '${email}' already exists.`, {
       param: 'email',
     });
   }
   const row: AccountRow = { id: newId('account'), email, name: input.name ?? null, created_at: nowIso() };
-  await accountsRepo.insert(db, row);
+  await accountsRepo.insert(deps.db, row);
   return row;
 }
 
 /** The account named by email, or the first (owner) account when no email is given. */
-export async function resolveAccount(db: Db, email?: string): Promise<AccountRow> {
+export async function resolveAccount(deps: Deps, email?: string): Promise<AccountRow> {
   const row = email
-    ? await accountsRepo.findByEmail(db, email.trim().toLowerCase())
-    : await accountsRepo.first(db);
+    ? await accountsRepo.findByEmail(deps.db, email.trim().toLowerCase())
+    : await accountsRepo.first(deps.db);
   if (!row) {
     throw new AppError(
       'resource_not_found',

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db, Dialect } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { newId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
 import { createApiKey } from '../api-keys/api-keys.service.ts';
@@ -26,10 +26,10 @@ export interface FirstStart {
  * returns its result, or null when an account already exists (or another process made the owner meanwhile).
  */
 async function createOwnerIfNone<T>(
-  db: Db,
-  dialect: Dialect,
-  then: (trx: Db, accountId: string) => Promise<T>,
+  deps: Deps,
+  then: (inTransaction: Deps, accountId: string) => Promise<T>,
 ): Promise<T | null> {
+  const { db, dialect } = deps;
   try {
     return await db.transaction().execute(async (trx) => {
       if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_ID})`.execute(trx);
@@ -37,7 +37,7 @@ async function createOwnerIfNone<T>(
       // Inserted directly: `owner@localhost` is deliberately not an address createAccount would accept.
       const account = { id: newId('account'), email: OWNER_EMAIL, name: 'Owner', created_at: nowIso() };
       await accountsRepo.insert(trx, account);
-      return await then(trx, account.id);
+      return await then({ ...deps, db: trx }, account.id);
     });
   } catch (err) {
     // Two SQLite processes racing on a fresh file: the loser hits the unique email; the winner made the owner.
@@ -51,8 +51,8 @@ async function createOwnerIfNone<T>(
  * dashboard set-up link, in one transaction, and returns them, the only time they exist in clear. Null on every
  * later start.
  */
-export function bootstrapOwner(db: Db, dialect: Dialect): Promise<FirstStart | null> {
-  return createOwnerIfNone(db, dialect, async (trx, accountId) => {
+export function bootstrapOwner(deps: Deps): Promise<FirstStart | null> {
+  return createOwnerIfNone(deps, async (trx, accountId) => {
     const live = await createApiKey(trx, { accountId, mode: 'live', name: 'first start' });
     const test = await createApiKey(trx, { accountId, mode: 'test', name: 'first start' });
     const setup = await createSetupLink(trx, accountId);
@@ -64,6 +64,6 @@ export function bootstrapOwner(db: Db, dialect: Dialect): Promise<FirstStart | n
  * `keys create` without `--account` before any start: makes the owner account (without the first start's two
  * keys, which that start then no longer prints) so the requested key has an account. True when it did.
  */
-export async function createOwnerAccountIfNone(db: Db, dialect: Dialect): Promise<boolean> {
-  return (await createOwnerIfNone(db, dialect, async () => true)) ?? false;
+export async function createOwnerAccountIfNone(deps: Deps): Promise<boolean> {
+  return (await createOwnerIfNone(deps, async () => true)) ?? false;
 }

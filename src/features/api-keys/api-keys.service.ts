@@ -1,4 +1,5 @@
-import type { ApiKeysTable, Db, Mode } from '../../db/schema.ts';
+import type { ApiKeysTable, Mode } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { nowIso, parseDateTime, toIso } from '../../lib/time.ts';
@@ -37,7 +38,7 @@ function toView(row: ApiKeysTable): ApiKeyView {
 
 /** Creates a key and returns it with the only copy of the secret; store only its hash. */
 export async function createApiKey(
-  db: Db,
+  deps: Deps,
   input: { accountId: string; mode: Mode; scopes?: string[]; name?: string; expiresAt?: string },
 ): Promise<ApiKeyView & { key: string }> {
   const scopes = input.scopes?.length ? [...new Set(input.scopes.map((s) => s.trim()))] : [...SCOPES];
@@ -75,16 +76,18 @@ export async function createApiKey(
     revoked_at: null,
     last_used_at: null,
   };
-  await apiKeysRepo.insert(db, row);
+  await apiKeysRepo.insert(deps.db, row);
   return { ...toView(row), key };
 }
 
-export async function listApiKeys(db: Db, accountId: string): Promise<ApiKeyView[]> {
-  return (await apiKeysRepo.listByAccount(db, accountId)).map(toView);
+/** The account's keys, both modes. */
+export async function listApiKeys(deps: Deps, accountId: string): Promise<ApiKeyView[]> {
+  return (await apiKeysRepo.listByAccount(deps.db, accountId)).map(toView);
 }
 
 /** Revokes a key at once; revoking twice is harmless. */
-export async function revokeApiKey(db: Db, keyId: string): Promise<ApiKeyView> {
+export async function revokeApiKey(deps: Deps, keyId: string): Promise<ApiKeyView> {
+  const { db } = deps;
   const row = await apiKeysRepo.findById(db, keyId);
   if (!row) throw new AppError('resource_not_found', `No API key with id '${keyId}'.`, { param: 'key_id' });
   if (!row.revoked_at) await apiKeysRepo.revoke(db, keyId, nowIso());
@@ -98,7 +101,7 @@ const TOUCH_INTERVAL_MS = 60_000;
  * last_used_at is written at most once a minute per key (checked on the stored value, so across processes), without
  * holding up the request.
  */
-export async function verifyApiKey(db: Db, authorization: string | undefined): Promise<Actor> {
+export async function verifyApiKey(deps: Deps, authorization: string | undefined): Promise<Actor> {
   if (!authorization?.trim()) {
     throw new AppError(
       'api_key_missing',
@@ -114,7 +117,7 @@ export async function verifyApiKey(db: Db, authorization: string | undefined): P
     );
   }
   const hash = hashApiKey(key);
-  const row = await apiKeysRepo.findByHash(db, hash);
+  const row = await apiKeysRepo.findByHash(deps.db, hash);
   if (!row || !hashesEqual(row.key_hash, hash))
     throw new AppError('api_key_invalid', 'Invalid API key provided.');
   if (row.revoked_at) throw new AppError('api_key_revoked', 'This API key has been revoked.');
@@ -125,7 +128,7 @@ export async function verifyApiKey(db: Db, authorization: string | undefined): P
   if (!row.last_used_at || now - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS) {
     // Best effort, not waited for: a request that only reads must not wait for (or fail on) the database's
     // write lock held by another writer; a touch that fails is made by a later request.
-    void apiKeysRepo.touch(db, row.id, toIso(now)).catch(() => {});
+    void apiKeysRepo.touch(deps.db, row.id, toIso(now)).catch(() => {});
   }
   return {
     accountId: row.account_id,

@@ -31,7 +31,7 @@ export function authRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void
   const v = assets.version;
 
   app.get('/sign-in', async (c) => {
-    if (await resolveSession(deps.db, getCookie(c, SESSION_COOKIE))) return c.redirect('/', 303);
+    if (await resolveSession(deps, getCookie(c, SESSION_COOKIE))) return c.redirect('/', 303);
     const notice =
       c.req.query('setup') === 'done'
         ? 'Your password is set. Sign in with it.'
@@ -58,7 +58,7 @@ export function authRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void
     }
     const email = field(form, 'email');
     const next = localPath(field(form, 'next'), '/');
-    const result = await signIn(deps.db, email, field(form, 'password'));
+    const result = await signIn(deps, { email, password: field(form, 'password') });
     if (!result.ok) {
       const error =
         result.reason === 'locked'
@@ -72,13 +72,13 @@ export function authRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void
       if (result.reason === 'locked') res.headers.set('Retry-After', String(result.retryAfterSeconds));
       return res;
     }
-    setSessionCookie(c, await startSession(deps.db, result.user));
+    setSessionCookie(c, await startSession(deps, result.user));
     return c.redirect(next, 303);
   });
 
   app.get('/setup', async (c) => {
     const token = c.req.query('token') ?? '';
-    const user = await findSetupLinkUser(deps.db, token);
+    const user = await findSetupLinkUser(deps, token);
     if (!user) return render(c, setupInvalidPage(v), 404);
     return render(c, setupPage(v, { csrf: preSessionCsrf(c), token, email: user.email }));
   });
@@ -87,7 +87,7 @@ export function authRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void
     if (!sameOrigin(c)) return c.text('Cross-site request refused.', 403);
     const form = await c.req.parseBody({ all: true });
     const token = field(form, 'token');
-    const user = await findSetupLinkUser(deps.db, token);
+    const user = await findSetupLinkUser(deps, token);
     if (!user) return render(c, setupInvalidPage(v), 404);
     const csrf = preSessionCsrf(c);
     const again = (error: string, status: number) =>
@@ -96,7 +96,7 @@ export function authRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void
     const password = field(form, 'password');
     if (password !== field(form, 'confirm')) return again('The two passwords are not the same.', 400);
     try {
-      await completeSetup(deps.db, token, password);
+      await completeSetup(deps, { token, password });
     } catch (err) {
       if (err instanceof AppError) return again(err.message, 400);
       throw err;
@@ -106,7 +106,7 @@ export function authRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void
   });
 
   app.post('/sign-out', requireSession(deps), async (c) => {
-    await endSession(deps.db, c.get('token'));
+    await endSession(deps, c.get('token'));
     clearSessionCookie(c);
     return c.redirect('/sign-in?signed_out=1', 303);
   });
@@ -115,7 +115,7 @@ export function authRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void
     const form = await c.req.parseBody({ all: true });
     const mode = field(form, 'mode') === 'test' ? 'test' : 'live';
     if (mode === 'test') await ensureSeeded(deps, c.get('session').account_id);
-    await setSessionMode(deps.db, c.get('token'), mode);
+    await setSessionMode(deps, c.get('token'), mode);
     // A note or webhook of one data space does not exist in the other: go back to the list instead.
     const referer = c.req.header('referer');
     let back = '/';

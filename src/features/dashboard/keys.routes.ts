@@ -11,7 +11,7 @@ import { act, field, fields, render, shellOf, statusOf } from './respond.ts';
 
 /** Settings → API keys: create (shown once), list, revoke. The page never holds a key except the one just made. */
 export function keysRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void {
-  const list = (accountId: string) => listApiKeys(deps.db, accountId);
+  const list = (accountId: string) => listApiKeys(deps, accountId);
 
   app.get('/settings/keys', async (c) =>
     render(
@@ -43,7 +43,7 @@ export function keysRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void
           });
         }
       }
-      const created = await createApiKey(deps.db, {
+      const created = await createApiKey(deps, {
         accountId,
         mode: field(form, 'mode') === 'test' ? 'test' : 'live',
         scopes: fields(form, 'scopes'),
@@ -73,7 +73,7 @@ export function keysRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void
       // The key must be this account's: revokeApiKey itself looks keys up by id alone (it serves the CLI).
       const mine = (await list(c.get('actor').accountId)).find((k) => k.id === id);
       if (!mine) throw new AppError('resource_not_found', `No API key with id '${id}'.`);
-      await revokeApiKey(deps.db, id);
+      await revokeApiKey(deps, id);
       return { ok: `Revoked the key ${mine.name ? `“${mine.name}”` : `${mine.start}…`}.` };
     }),
   );

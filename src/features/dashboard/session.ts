@@ -98,7 +98,7 @@ function takeFlash(c: Context): Flash | undefined {
 export function requireSession(deps: Deps): MiddlewareHandler<DashEnv> {
   return async (c, next) => {
     const token = getCookie(c, SESSION_COOKIE);
-    const session = await resolveSession(deps.db, token);
+    const session = await resolveSession(deps, token);
     const user = session ? await usersRepo.findById(deps.db, session.user_id) : undefined;
     if (!session || !token || !user) {
       if (token) clearSessionCookie(c);

@@ -58,7 +58,7 @@ function checkOrigin(deps: Deps, allowedOrigins: readonly string[]): MiddlewareH
     if (origin === undefined) return next();
     if (!allowed.has(originOf(origin) ?? '')) {
       // Authentication comes first (docs/api.md, Order of checks: auth 401 → … → 403): a request without a valid key learns only that.
-      await verifyApiKey(deps.db, c.req.header('authorization'));
+      await verifyApiKey(deps, c.req.header('authorization'));
       throw new AppError(
         'origin_not_allowed',
         `Origin '${origin.slice(0, 200)}' may not call /mcp. Browser-based MCP clients must be listed in ` +

@@ -125,7 +125,7 @@ export async function createNote(
   input: CreateNoteInput,
   options: { idempotency?: SaveIdempotentResponse | undefined } = {},
 ) {
-  const transcript = await prepareInput(input, deps.config.maxTranscriptBytes);
+  const transcript = await prepareInput(deps, input);
   const names = new Map((input.speakers ?? []).map((s) => [s.label, s.name]));
   const now = nowIso();
   const tags = input.tags ?? [];

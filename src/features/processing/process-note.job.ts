@@ -158,7 +158,7 @@ export async function processNote({
         // The action-item detector's sentence vectors, with EMBEDDER=builtin (the analyzer loads the model).
         ...(sentenceModel ? { sentenceModel } : {}),
       },
-      { logger, lastAttempt, signal: budget },
+      { logger, lastAttempt, signal: budget, pool: deps.processing },
     );
   } catch (err) {
     if (err instanceof ProcessingTimeoutError) throw overBudget(budgetMs);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Db, Mode } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { TranscriptSegment } from './parse-transcript.ts';
-import { prepareTranscriptOffThread } from './pool/processing-pool.ts';
 import { type PreparedTranscript, prepareTranscript, segmentAt } from './prepared-transcript.ts';
 
 /** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound parameters. */
@@ -16,19 +16,17 @@ export interface TranscriptInput {
 
 /**
  * The prepared transcript a transcript input stands for, with the API's checks (size → 413, end before start →
- * 400). A large transcript text is parsed and prepared in a processing thread.
+ * 400). A large transcript text is parsed and prepared in a processing thread (`deps.processing`).
  */
-export async function prepareInput(
-  input: TranscriptInput,
-  maxTranscriptBytes: number,
-): Promise<PreparedTranscript> {
+export async function prepareInput(deps: Deps, input: TranscriptInput): Promise<PreparedTranscript> {
+  const { maxTranscriptBytes } = deps.config;
   if (input.transcript !== undefined) {
     if (Buffer.byteLength(input.transcript, 'utf8') > maxTranscriptBytes) {
       throw new AppError('payload_too_large', `transcript exceeds ${maxTranscriptBytes} bytes.`, {
         param: 'transcript',
       });
     }
-    return prepareTranscriptOffThread(input.transcript);
+    return deps.processing.prepareTranscript(input.transcript);
   }
   const segments = (input.segments ?? []).map((s) => ({ ...s, text: s.text.trim() }));
   const bad = segments.findIndex((s) => s.end_ms < s.start_ms);

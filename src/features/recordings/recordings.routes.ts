@@ -19,7 +19,7 @@ import { EXAMPLE } from '../../lib/schemas/examples.ts';
 import { CreateNoteBody } from '../notes/notes.schema.ts';
 import { removeTempFile } from '../storage/temp-files.ts';
 import { audioResponseHeaders } from './audio-headers.ts';
-import { isMultipart, type MultipartUpload, receiveMultipart } from './multipart-upload.ts';
+import { isMultipart, receiveMultipart } from './multipart-upload.ts';
 import {
   ListRecordingsQuery,
   Recording,
@@ -45,9 +45,6 @@ const error = (description: string) => json(ErrorBody, description);
 
 const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
 
-/** Streamed multipart uploads of requests in flight, by request context. */
-const uploads = new WeakMap<Context, MultipartUpload>();
-
 /**
  * The body of POST /v1/recordings: `multipart/form-data` is streamed to a temp file under DATA_DIR (413 past
  * MAX_UPLOAD_BYTES, temp file removed whatever happens next), JSON is read like POST /v1/notes, anything else
@@ -62,7 +59,7 @@ function ingestBody(deps: Deps, transcriptBodyLimit: number): MiddlewareHandler<
         dataDir: deps.config.dataDir,
         maxFileBytes: deps.config.maxUploadBytes,
       });
-      uploads.set(c, upload);
+      c.set('upload', upload);
       try {
         await next();
       } finally {
@@ -81,7 +78,7 @@ function ingestBody(deps: Deps, transcriptBodyLimit: number): MiddlewareHandler<
 
 /** What identifies a repeated upload for Idempotency-Key: the form fields and the file's hash, not its bytes. */
 async function fingerprintBody(c: Context<AppEnv>): Promise<unknown> {
-  const upload = uploads.get(c);
+  const upload = c.get('upload');
   if (!upload) return c.req.json().catch(() => null);
   return {
     fields: upload.fields,
@@ -138,7 +135,7 @@ export function recordingsRoutes(deps: Deps) {
   app.openAPIRegistry.registerPath(ingestRoute);
   app.post('/', ...ingestMiddleware, async (c) => {
     const actor = c.get('actor');
-    const upload = uploads.get(c);
+    const upload = c.get('upload');
     let accepted: Awaited<ReturnType<typeof createRecordingFromTranscript>>;
     if (upload) {
       const fields = parseUploadFields(upload.fields);

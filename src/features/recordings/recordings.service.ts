@@ -107,7 +107,7 @@ export async function createRecordingFromTranscript(
   input: CreateNoteInput,
   source: { sha256?: string; idempotency?: SaveIdempotentResponse | undefined } = {},
 ): Promise<RecordingAccepted> {
-  const transcript = await prepareInput(input, deps.config.maxTranscriptBytes);
+  const transcript = await prepareInput(deps, input);
   const bytes = transcriptBytes(input);
   const createdAt = input.created_at ?? nowIso();
   const recording = recordingRow(actor, {

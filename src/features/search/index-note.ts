@@ -4,7 +4,6 @@ import type { Db } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { nowIso } from '../../lib/time.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
-import { chunkOffThread } from '../processing/pool/processing-pool.ts';
 import type { NoteContent } from './chunk-note.ts';
 import { type Embedder, isZero, normalize } from './embedders/embedder.ts';
 import { type NewChunkRow, type Space, searchRepo } from './search.repo.ts';
@@ -40,7 +39,7 @@ export async function prepareNoteIndex(
   content: NoteContent,
   options: { withoutVectorsOnFailure?: boolean; signal?: AbortSignal } = {},
 ): Promise<PreparedNoteIndex> {
-  const rows: NewChunkRow[] = (await chunkOffThread(content, options.signal)).map((c) => ({
+  const rows: NewChunkRow[] = (await deps.processing.chunk(content, options.signal)).map((c) => ({
     kind: c.kind,
     position: c.position,
     start_ms: c.startMs,

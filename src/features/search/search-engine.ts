@@ -132,7 +132,7 @@ export function startedSearchEngine(deps: Deps): SearchEngine | undefined {
 }
 
 async function initEngine(deps: Deps): Promise<SearchEngine> {
-  const { store, note } = await detectVectorStore(deps.db, deps.dialect);
+  const { store, note } = await detectVectorStore(deps.db, deps.dialect, deps.search.exactVectors);
   const engine: SearchEngine = {
     store,
     embedder: null,

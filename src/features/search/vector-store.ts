@@ -115,8 +115,6 @@ async function removeSeqs(db: Db, dims: number, seqs: number[]) {
 
 /** Note vectors read per page by the exact search: 2,000 × 384 floats is 3 MB, whatever the space's size. */
 const EXACT_PAGE = 2_000;
-/** Bytes of note vectors the exact store keeps in memory across searches, all spaces together (LRU). */
-const EXACT_CACHE_BYTES = 256 * 1024 * 1024;
 
 interface CachedSpace {
   /** count and newest indexed_at of the space's vectors when read: a change of either means re-read. */
@@ -126,89 +124,97 @@ interface CachedSpace {
   dims: number;
 }
 
-/** Spaces' vectors by `db id + account + mode + embedder`, most recently used last. */
-const exactCache = new Map<string, CachedSpace>();
-let exactCacheBytes = 0;
-const databaseIds = new WeakMap<object, number>();
-let nextDatabaseId = 1;
-
-function cacheKey(db: object, space: Space, embedderId: string): string {
-  let id = databaseIds.get(db);
-  if (!id) {
-    id = nextDatabaseId++;
-    databaseIds.set(db, id);
-  }
-  return `${id}\0${space.accountId}\0${space.mode}\0${embedderId}`;
+/**
+ * The note vectors the exact store keeps in memory across searches: one per Deps (`deps.search.exactVectors`,
+ * so per database), all spaces together within `budgetBytes` (config.search.exactCacheBytes), least recently
+ * used dropped first.
+ */
+export interface ExactVectorCache {
+  readonly budgetBytes: number;
+  /** Spaces' vectors by `account + mode + embedder`, most recently used last. */
+  readonly spaces: Map<string, CachedSpace>;
+  /** Bytes of vectors held. */
+  bytes: number;
 }
 
-function dropCached(key: string): void {
-  const cached = exactCache.get(key);
+export function createExactVectorCache(budgetBytes: number): ExactVectorCache {
+  return { budgetBytes, spaces: new Map(), bytes: 0 };
+}
+
+function cacheKey(space: Space, embedderId: string): string {
+  return `${space.accountId}\0${space.mode}\0${embedderId}`;
+}
+
+function dropCached(cache: ExactVectorCache, key: string): void {
+  const cached = cache.spaces.get(key);
   if (!cached) return;
-  exactCacheBytes -= cached.vectors.byteLength;
-  exactCache.delete(key);
+  cache.bytes -= cached.vectors.byteLength;
+  cache.spaces.delete(key);
 }
 
 /**
  * Without a vector extension (SQLite without sqlite-vec, PostgreSQL without pgvector): exact cosine, in the server
  * process, over the note vectors stored in `search_notes` (float32 bytes in a BLOB / BYTEA). A space's vectors are
- * kept in memory between searches (up to 256 MB for all spaces, least recently used dropped first) and read again
- * when the space's vector count or newest `indexed_at` changed (one indexed aggregate per search, so another
- * process's writes are seen). A space larger than the cache is read in pages in note-id order keeping only the
+ * kept in `cache` between searches (its budget for all spaces, 256 MB by default, least recently used dropped
+ * first) and read again when the space's vector count or newest `indexed_at` changed (one indexed aggregate per
+ * search, so another process's writes are seen). A space larger than the cache is read in pages in note-id order keeping only the
  * best `k`, so memory stays bounded however large the space (docs/performance.md). Same results as an
  * extension's exact search.
  */
-export const exactStore: VectorStore = {
-  kind: 'exact',
-  prepare: async () => {},
-  reset: async () => {},
-  put: async () => {},
-  remove: async () => {},
-  count: async () => 0,
-  async search(db, dims, space, vector, k, { embedderId }) {
-    const key = cacheKey(db, space, embedderId);
-    const stamp = await searchRepo.noteEmbeddingsStamp(db, space, embedderId);
-    const fits = stamp.count * dims * 4 <= EXACT_CACHE_BYTES;
-    const previous = exactCache.get(key);
-    let cached = previous?.stamp === stamp.value && previous.dims === dims ? previous : undefined;
-    if (!cached && fits) {
-      dropCached(key);
-      const ids: string[] = [];
-      const vectors = new Float32Array(stamp.count * dims);
-      let after = '';
-      for (;;) {
-        const page = await searchRepo.noteVectorsAfter(db, embedderId, after, EXACT_PAGE, space);
-        for (const row of page) {
-          if (ids.length >= stamp.count) break;
-          readVector(row.embedding, vectors, ids.length * dims, dims);
-          ids.push(row.note_id);
+export function createExactStore(cache: ExactVectorCache): VectorStore {
+  return {
+    kind: 'exact',
+    prepare: async () => {},
+    reset: async () => {},
+    put: async () => {},
+    remove: async () => {},
+    count: async () => 0,
+    async search(db, dims, space, vector, k, { embedderId }) {
+      const key = cacheKey(space, embedderId);
+      const stamp = await searchRepo.noteEmbeddingsStamp(db, space, embedderId);
+      const fits = stamp.count * dims * 4 <= cache.budgetBytes;
+      const previous = cache.spaces.get(key);
+      let cached = previous?.stamp === stamp.value && previous.dims === dims ? previous : undefined;
+      if (!cached && fits) {
+        dropCached(cache, key);
+        const ids: string[] = [];
+        const vectors = new Float32Array(stamp.count * dims);
+        let after = '';
+        for (;;) {
+          const page = await searchRepo.noteVectorsAfter(db, embedderId, after, EXACT_PAGE, space);
+          for (const row of page) {
+            if (ids.length >= stamp.count) break;
+            readVector(row.embedding, vectors, ids.length * dims, dims);
+            ids.push(row.note_id);
+          }
+          if (page.length < EXACT_PAGE) break;
+          after = page[page.length - 1]!.note_id;
         }
-        if (page.length < EXACT_PAGE) break;
-        after = page[page.length - 1]!.note_id;
+        cached = { stamp: stamp.value, ids, vectors: vectors.subarray(0, ids.length * dims), dims };
+        while (cache.spaces.size && cache.bytes + cached.vectors.byteLength > cache.budgetBytes) {
+          dropCached(cache, cache.spaces.keys().next().value!);
+        }
+        cache.spaces.set(key, cached);
+        cache.bytes += cached.vectors.byteLength;
       }
-      cached = { stamp: stamp.value, ids, vectors: vectors.subarray(0, ids.length * dims), dims };
-      while (exactCache.size && exactCacheBytes + cached.vectors.byteLength > EXACT_CACHE_BYTES) {
-        dropCached(exactCache.keys().next().value!);
+      if (cached) {
+        // Most recently used last.
+        cache.spaces.delete(key);
+        cache.spaces.set(key, cached);
+        const hits: VectorHit[] = [];
+        for (let i = 0; i < cached.ids.length; i++) {
+          let sum = 0;
+          const base = i * dims;
+          for (let d = 0; d < dims; d++) sum += vector[d]! * cached.vectors[base + d]!;
+          hits.push({ noteId: cached.ids[i]!, similarity: sum });
+        }
+        hits.sort(byHit);
+        return hits.slice(0, k);
       }
-      exactCache.set(key, cached);
-      exactCacheBytes += cached.vectors.byteLength;
-    }
-    if (cached) {
-      // Most recently used last.
-      exactCache.delete(key);
-      exactCache.set(key, cached);
-      const hits: VectorHit[] = [];
-      for (let i = 0; i < cached.ids.length; i++) {
-        let sum = 0;
-        const base = i * dims;
-        for (let d = 0; d < dims; d++) sum += vector[d]! * cached.vectors[base + d]!;
-        hits.push({ noteId: cached.ids[i]!, similarity: sum });
-      }
-      hits.sort(byHit);
-      return hits.slice(0, k);
-    }
-    return pagedSearch(db, space, vector, k, embedderId);
-  },
-};
+      return pagedSearch(db, space, vector, k, embedderId);
+    },
+  };
+}
 
 /** A space too large for the cache: one page at a time, the best `k` kept. */
 async function pagedSearch(
@@ -339,6 +345,7 @@ function toPgVector(v: Float32Array): string {
 export async function detectVectorStore(
   db: Db,
   dialect: Dialect,
+  exactCache: ExactVectorCache,
 ): Promise<{ store: VectorStore; note?: string }> {
   if (dialect === 'sqlite') {
     try {
@@ -346,7 +353,7 @@ export async function detectVectorStore(
       return { store: sqliteVecStore };
     } catch {
       return {
-        store: exactStore,
+        store: createExactStore(exactCache),
         note: 'sqlite-vec is not loaded into the database connection; vector search compares every note vector exactly (slower on large indexes)',
       };
     }
@@ -363,7 +370,7 @@ export async function detectVectorStore(
   const version = row.rows[0]?.extversion;
   if (!version) {
     return {
-      store: exactStore,
+      store: createExactStore(exactCache),
       note: 'pgvector is not installed in this PostgreSQL; vector search compares every note vector of the space exactly in the server process (install pgvector for an HNSW index: docs/operations.md)',
     };
   }

@@ -1,4 +1,5 @@
-import type { Db, Mode, SessionsTable, UsersTable } from '../../db/schema.ts';
+import type { Mode, SessionsTable, UsersTable } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { nowIso, toIso } from '../../lib/time.ts';
@@ -21,7 +22,8 @@ export const MAX_SIGN_IN_FAILURES = 5;
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
 /** The account's user, created (without a password) on first need; its email is the account's. */
-export async function ensureUser(db: Db, accountId: string): Promise<UsersTable> {
+export async function ensureUser(deps: Deps, accountId: string): Promise<UsersTable> {
+  const { db } = deps;
   const existing = await usersRepo.findByAccount(db, accountId);
   if (existing) return existing;
   const account = await accountsRepo.findById(db, accountId);
@@ -41,14 +43,14 @@ export async function ensureUser(db: Db, accountId: string): Promise<UsersTable>
 
 /** A one-time link (valid 24 h) to choose the account user's password; returns its token, shown only once. */
 export async function createSetupLink(
-  db: Db,
+  deps: Deps,
   accountId: string,
 ): Promise<{ token: string; expiresAt: string }> {
-  const user = await ensureUser(db, accountId);
+  const user = await ensureUser(deps, accountId);
   const token = newToken();
   const now = Date.now();
   const expiresAt = toIso(now + SETUP_LINK_TTL_MS);
-  await usersRepo.insertSetupLink(db, {
+  await usersRepo.insertSetupLink(deps.db, {
     token_hash: hashToken(token),
     user_id: user.id,
     created_at: toIso(now),
@@ -63,22 +65,26 @@ export function setupUrl(baseUrl: string, token: string): string {
 }
 
 /** The user a set-up link is for, or null when the token is unknown, used or expired. */
-export async function findSetupLinkUser(db: Db, token: string | undefined): Promise<UsersTable | null> {
+export async function findSetupLinkUser(deps: Deps, token: string | undefined): Promise<UsersTable | null> {
   if (!isToken(token)) return null;
-  const link = await usersRepo.findSetupLink(db, hashToken(token));
+  const link = await usersRepo.findSetupLink(deps.db, hashToken(token));
   if (!link || link.used_at || Date.parse(link.expires_at) <= Date.now()) return null;
-  return (await usersRepo.findById(db, link.user_id)) ?? null;
+  return (await usersRepo.findById(deps.db, link.user_id)) ?? null;
 }
 
 /**
  * Sets the password through a set-up link: the link is used up, the user's other links and all their sessions
  * end (a reset signs every browser out). Returns the user.
  */
-export async function completeSetup(db: Db, token: string, password: string): Promise<UsersTable> {
+export async function completeSetup(
+  deps: Deps,
+  input: { token: string; password: string },
+): Promise<UsersTable> {
+  const { token, password } = input;
   checkPasswordRules(password);
   const passwordHash = await hashPassword(password);
-  return db.transaction().execute(async (trx) => {
-    const user = await findSetupLinkUser(trx, token);
+  return deps.db.transaction().execute(async (trx) => {
+    const user = await findSetupLinkUser({ ...deps, db: trx }, token);
     const tokenHash = hashToken(token);
     if (!user || !(await usersRepo.useSetupLink(trx, tokenHash, nowIso()))) {
       throw new AppError('parameter_invalid', 'This set-up link is invalid, used or expired.', {
@@ -102,8 +108,10 @@ export type SignInResult =
  * is locked until the window ends, whether the password is right or not (counted in the database, so for every
  * node). An unknown email costs the same hashing time as a wrong password.
  */
-export async function signIn(db: Db, emailInput: string, password: string): Promise<SignInResult> {
-  const email = emailInput.trim().toLowerCase().slice(0, 320);
+export async function signIn(deps: Deps, input: { email: string; password: string }): Promise<SignInResult> {
+  const { db } = deps;
+  const { password } = input;
+  const email = input.email.trim().toLowerCase().slice(0, 320);
   const now = Date.now();
   const failures = email ? await usersRepo.failures(db, email) : undefined;
   const windowStart = failures ? Date.parse(failures.window_start) : 0;
@@ -134,10 +142,10 @@ export async function signIn(db: Db, emailInput: string, password: string): Prom
 }
 
 /** Starts a session in the live data space; returns the cookie's token (the row stores only its hash). */
-export async function startSession(db: Db, user: UsersTable): Promise<string> {
+export async function startSession(deps: Deps, user: UsersTable): Promise<string> {
   const token = newToken();
   const now = Date.now();
-  await usersRepo.insertSession(db, {
+  await usersRepo.insertSession(deps.db, {
     token_hash: hashToken(token),
     user_id: user.id,
     account_id: user.account_id,
@@ -150,7 +158,8 @@ export async function startSession(db: Db, user: UsersTable): Promise<string> {
 }
 
 /** The live session of a cookie token, or null (an expired one is deleted). Touches it at most once a minute. */
-export async function resolveSession(db: Db, token: string | undefined): Promise<SessionsTable | null> {
+export async function resolveSession(deps: Deps, token: string | undefined): Promise<SessionsTable | null> {
+  const { db } = deps;
   if (!isToken(token)) return null;
   const tokenHash = hashToken(token);
   const session = await usersRepo.findSession(db, tokenHash);
@@ -165,21 +174,24 @@ export async function resolveSession(db: Db, token: string | undefined): Promise
   return session;
 }
 
-export function setSessionMode(db: Db, token: string, mode: Mode) {
-  return usersRepo.setSessionMode(db, hashToken(token), mode);
+/** Switches the session of this cookie token to a data space. */
+export function setSessionMode(deps: Deps, token: string, mode: Mode) {
+  return usersRepo.setSessionMode(deps.db, hashToken(token), mode);
 }
 
-export function endSession(db: Db, token: string) {
-  return usersRepo.deleteSession(db, hashToken(token));
+/** Signs the session of this cookie token out. */
+export function endSession(deps: Deps, token: string) {
+  return usersRepo.deleteSession(deps.db, hashToken(token));
 }
 
 /**
  * A new account and the one-time link (24 h) to choose its dashboard password, in one transaction
  * (`minutes accounts create`): an account is never left without a way to sign in.
  */
-export async function createAccountWithSetupLink(db: Db, input: { email: string; name?: string }) {
-  return db.transaction().execute(async (trx) => {
-    const account = await createAccount(trx, input);
-    return { account, link: await createSetupLink(trx, account.id) };
+export async function createAccountWithSetupLink(deps: Deps, input: { email: string; name?: string }) {
+  return deps.db.transaction().execute(async (trx) => {
+    const inTransaction = { ...deps, db: trx };
+    const account = await createAccount(inTransaction, input);
+    return { account, link: await createSetupLink(inTransaction, account.id) };
   });
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../../config.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
-import { analyzeOffThread } from '../pool/processing-pool.ts';
+import type { ProcessingPool } from '../pool/processing-pool.ts';
 import { createOpenAiAnalyzer } from './openai-analyzer.ts';
 
 export interface AnalyzeContext {
@@ -10,6 +10,8 @@ export interface AnalyzeContext {
   lastAttempt: boolean;
   /** The job's time budget: work still running when it aborts is stopped. */
   signal?: AbortSignal;
+  /** The processing threads the builtin analysis runs in (`deps.processing`). */
+  pool: ProcessingPool;
 }
 
 /** Transcript → title, summary, action items and highlights. */
@@ -21,7 +23,7 @@ export interface Analyzer {
 /** The offline analyzer: deterministic, no network; runs in a processing thread, never on the event loop. */
 export const builtinAnalyzer: Analyzer = {
   name: 'builtin',
-  analyze: (input, ctx) => analyzeOffThread(input, ctx.signal),
+  analyze: (input, ctx) => ctx.pool.analyze(input, ctx.signal),
 };
 
 /** The configured analyzer (ANALYZER=builtin|openai). */
