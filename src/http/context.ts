@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Actor } from '../features/api-keys/scopes.ts';
 import type { SaveIdempotentResponse } from '../features/idempotency/idempotency.repo.ts';
+import type { PreparedFrom } from '../features/processing/store-transcript.ts';
 import type { MultipartUpload } from '../features/recordings/multipart-upload.ts';
 
 export interface AppEnv {
@@ -12,5 +13,10 @@ export interface AppEnv {
     idempotency?: (status: number) => SaveIdempotentResponse;
     /** Set by POST /v1/recordings for a multipart body: the streamed upload (fields and temp file). */
     upload?: MultipartUpload;
+    /**
+     * Set by jsonBody({ transcript: true }) for a large body: its `transcript`, already prepared in the thread
+     * that parsed the body (the services use it when the validated input holds that same text).
+     */
+    preparedTranscript?: PreparedFrom;
   };
 }

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Deps } from '../deps.ts';
 import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import type { Scope } from '../features/api-keys/scopes.ts';
+import type { ParsedTranscriptBody } from '../features/processing/pool/processing.worker.ts';
 import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { type ParsedJsonBody, parseJsonBody } from '../lib/parse-json-body.ts';
@@ -67,8 +68,13 @@ export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
  * Reads a JSON body within a byte limit (413), refuses other media types (415) and malformed JSON (400),
  * so the route's validator only ever sees parsed JSON.
  */
-export function jsonBody(maxBytes: (deps: Deps) => number, deps: Deps): MiddlewareHandler<AppEnv> {
+export function jsonBody(
+  maxBytes: (deps: Deps) => number,
+  deps: Deps,
+  options: { transcript?: boolean } = {},
+): MiddlewareHandler<AppEnv> {
   const limit = maxBytes(deps);
+  const transcriptLimit = options.transcript ? deps.config.maxTranscriptBytes : undefined;
   return async (c, next) => {
     const type = c.req.header('content-type');
     const length = c.req.header('content-length');
@@ -83,8 +89,13 @@ export function jsonBody(maxBytes: (deps: Deps) => number, deps: Deps): Middlewa
     if (length !== undefined && Number(length) > limit) throw tooLarge(limit);
     const bytes = c.req.raw.body ? await readLimited(c.req.raw.body, limit) : Buffer.alloc(0);
     // A body can come without either length header (HTTP/2, fetch): what counts is whether it has bytes.
-    const body =
-      bytes.byteLength > INLINE_BODY_BYTES ? await parseLarge(deps, bytes, type) : parseSmall(bytes, type);
+    const body: ParsedTranscriptBody =
+      bytes.byteLength > INLINE_BODY_BYTES
+        ? await parseLarge(deps, bytes, type, transcriptLimit)
+        : parseSmall(bytes, type);
+    if (body.prepared && typeof body.value.transcript === 'string') {
+      c.set('preparedTranscript', { source: body.value.transcript, prepared: body.prepared });
+    }
     // The route's validator reads `c.req.json()`, which in Hono parses the cached text again: answer it with
     // the object read here instead. The text (for `c.req.text()`) is decoded only if someone asks; when a lone
     // surrogate was repaired it is the repaired object serialised, so every reader sees the same strings.
@@ -114,11 +125,19 @@ function parseSmall(bytes: Buffer, type: string | undefined): ParsedJsonBody {
   return parseJsonBody(raw);
 }
 
-/** A large body is read in a processing thread (decoding and parsing 2 MB holds a thread for ~10 ms). */
-function parseLarge(deps: Deps, bytes: Buffer, type: string | undefined): Promise<ParsedJsonBody> {
+/**
+ * A large body is read in a processing thread (decoding and parsing 2 MB holds a thread for ~10 ms), with its
+ * transcript prepared in the same trip when the route takes one.
+ */
+function parseLarge(
+  deps: Deps,
+  bytes: Buffer,
+  type: string | undefined,
+  transcriptLimit: number | undefined,
+): Promise<ParsedTranscriptBody> {
   if (type === undefined)
     throw new AppError('unsupported_media_type', 'Content-Type must be application/json.');
-  return deps.processing.parseJson(bytes);
+  return deps.processing.parseJson(bytes, transcriptLimit === undefined ? {} : { transcriptLimit });
 }
 
 /** The body text other readers see: as sent, or the repaired object serialised (as sent if that fails). */

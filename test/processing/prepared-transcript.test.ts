@@ -1,10 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Deps } from '../../src/deps.ts';
 import { renderTranscript } from '../../src/features/notes/notes.view.ts';
 import { provisionalTitle } from '../../src/features/notes/provisional-title.ts';
 import { parseTranscript } from '../../src/features/processing/parse-transcript.ts';
 import { createProcessingPool } from '../../src/features/processing/pool/processing-pool.ts';
 import { prepareTranscript, segmentAt } from '../../src/features/processing/prepared-transcript.ts';
+import { prepareInput } from '../../src/features/processing/store-transcript.ts';
+import { DIALECTS } from '../helpers/dialects.ts';
+import { useHarness } from '../helpers/harness.ts';
 
 /**
  * A transcript is parsed and packed into columns in a processing thread, so the request's thread never builds
@@ -74,3 +78,66 @@ describe('JSON bodies read in a thread', () => {
     });
   });
 });
+
+describe('a large body with a transcript', () => {
+  const transcript = Array.from({ length: 3_000 }, (_, i) => `S${i % 3}: point number ${i} of the plan`).join(
+    '\n',
+  );
+  const bytes = new TextEncoder().encode(JSON.stringify({ title: 'Plan', transcript }));
+
+  it('has the transcript prepared in the same trip, as it would be in place', async () => {
+    const body = await pool.parseJson(bytes, { transcriptLimit: 2_097_152 });
+    expect(body.value.transcript).toBe(transcript);
+    const inPlace = prepareTranscript(parseTranscript(transcript));
+    expect(body.prepared?.rendered).toBe(inPlace.rendered);
+    expect(body.prepared?.labels).toEqual(['S0', 'S1', 'S2']);
+    expect(segmentAt(body.prepared!, 2_999)).toEqual(segmentAt(inPlace, 2_999));
+  });
+
+  it('is not prepared over the limit, without a limit, or when the transcript has no text (the service answers)', async () => {
+    expect((await pool.parseJson(bytes, { transcriptLimit: 1_000 })).prepared).toBeUndefined();
+    expect((await pool.parseJson(bytes)).prepared).toBeUndefined();
+    const blank = new TextEncoder().encode(JSON.stringify({ transcript: ' '.repeat(70_000) }));
+    expect((await pool.parseJson(blank, { transcriptLimit: 2_097_152 })).prepared).toBeUndefined();
+  });
+
+  it('is used by the service only for that very text', async () => {
+    const deps = { config: { maxTranscriptBytes: 2_097_152 }, processing: pool } as unknown as Deps;
+    const early = { source: transcript, prepared: prepareTranscript(parseTranscript(transcript)) };
+    expect(await prepareInput(deps, { transcript }, early)).toBe(early.prepared);
+    const other = `${transcript}\nS4: one more`;
+    const fresh = await prepareInput(deps, { transcript: other }, early);
+    expect(fresh).not.toBe(early.prepared);
+    expect(fresh.labels).toContain('S4');
+    await expect(
+      prepareInput({ ...deps, config: { maxTranscriptBytes: 10 } } as Deps, { transcript }, early),
+    ).rejects.toMatchObject({
+      code: 'payload_too_large',
+    });
+  });
+});
+
+for (const dialect of DIALECTS) {
+  describe(`${dialect}: POST /v1/notes with a transcript over 64 KiB`, () => {
+    const h = useHarness(dialect);
+
+    it('stores the segments and speakers prepared with the body', async () => {
+      const t = await h.tenant();
+      const transcript = Array.from(
+        { length: 3_000 },
+        (_, i) => `S${i % 3}: point number ${i} of the plan`,
+      ).join('\n');
+      const res = await h.request('POST', '/v1/notes', { key: t.liveKey, body: { transcript } });
+      expect(res.status).toBe(202);
+      expect(res.body.title).toBe('point number 0 of the plan point number 1 of');
+      const got = await h.request('GET', `/v1/notes/${res.body.id}?include=segments`, { key: t.liveKey });
+      expect(got.body.segments).toHaveLength(3_000);
+      expect(got.body.segments[2_999]).toMatchObject({
+        speaker: 'S2',
+        text: 'point number 2999 of the plan',
+      });
+      expect(got.body.speakers.map((s: { label: string }) => s.label)).toEqual(['S0', 'S1', 'S2']);
+      expect(got.body.transcript).toBe(res.body.transcript);
+    });
+  });
+}

@@ -69,7 +69,10 @@ export function notesRoutes(deps: Deps) {
           'Accepts `Label: text` lines, WebVTT, SRT or timed segments. The note is stored at once with status ' +
           '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
           'Honors `Idempotency-Key`.',
-        middleware: [jsonBody(() => transcriptBodyLimit, deps), idempotent(deps)] as const,
+        middleware: [
+          jsonBody(() => transcriptBodyLimit, deps, { transcript: true }),
+          idempotent(deps),
+        ] as const,
         request: {
           headers: IdempotencyHeaders,
           body: { required: true, content: { 'application/json': { schema: CreateNoteBody } } },
@@ -85,6 +88,7 @@ export function notesRoutes(deps: Deps) {
     async (c) => {
       const note = await createNote(deps, c.get('actor'), c.req.valid('json'), {
         idempotency: idempotentResponse(c, 202),
+        prepared: c.get('preparedTranscript'),
       });
       return c.json(note, 202);
     },

@@ -8,7 +8,7 @@ import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent, redactNoteEvents } from '../events/events.ts';
 import { redactResponsesOf, type SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
-import { insertTranscript, prepareInput } from '../processing/store-transcript.ts';
+import { insertTranscript, type PreparedFrom, prepareInput } from '../processing/store-transcript.ts';
 import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
 import { createAudioStorage, deleteAudioFiles } from '../storage/audio-storage.ts';
 import { cancelDeliveriesOfEvents } from '../webhooks/delivery/cancel-note-deliveries.ts';
@@ -123,9 +123,13 @@ export async function createNote(
   deps: Deps,
   actor: Actor,
   input: CreateNoteInput,
-  options: { idempotency?: SaveIdempotentResponse | undefined } = {},
+  options: {
+    idempotency?: SaveIdempotentResponse | undefined;
+    /** The transcript as prepared with the request's body (jsonBody), if it was. */
+    prepared?: PreparedFrom | undefined;
+  } = {},
 ) {
-  const transcript = await prepareInput(deps, input);
+  const transcript = await prepareInput(deps, input, options.prepared);
   const names = new Map((input.speakers ?? []).map((s) => [s.label, s.name]));
   const now = nowIso();
   const tags = input.tags ?? [];

@@ -14,11 +14,22 @@ export interface TranscriptInput {
   segments?: TranscriptSegment[];
 }
 
+/** A transcript text and its preparation, made before the input was validated (with the request's body). */
+export interface PreparedFrom {
+  source: string;
+  prepared: PreparedTranscript;
+}
+
 /**
  * The prepared transcript a transcript input stands for, with the API's checks (size → 413, end before start →
- * 400). A large transcript text is parsed and prepared in a processing thread (`deps.processing`).
+ * 400). A large transcript text is parsed and prepared in a processing thread (`deps.processing`), unless
+ * `early` already holds the preparation of this very text.
  */
-export async function prepareInput(deps: Deps, input: TranscriptInput): Promise<PreparedTranscript> {
+export async function prepareInput(
+  deps: Deps,
+  input: TranscriptInput,
+  early?: PreparedFrom,
+): Promise<PreparedTranscript> {
   const { maxTranscriptBytes } = deps.config;
   if (input.transcript !== undefined) {
     if (Buffer.byteLength(input.transcript, 'utf8') > maxTranscriptBytes) {
@@ -26,6 +37,7 @@ export async function prepareInput(deps: Deps, input: TranscriptInput): Promise<
         param: 'transcript',
       });
     }
+    if (early?.source === input.transcript) return early.prepared;
     return deps.processing.prepareTranscript(input.transcript);
   }
   const segments = (input.segments ?? []).map((s) => ({ ...s, text: s.text.trim() }));

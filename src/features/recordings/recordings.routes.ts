@@ -51,7 +51,7 @@ const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
  * is a 415 naming both.
  */
 function ingestBody(deps: Deps, transcriptBodyLimit: number): MiddlewareHandler<AppEnv> {
-  const readJson = jsonBody(() => transcriptBodyLimit, deps);
+  const readJson = jsonBody(() => transcriptBodyLimit, deps, { transcript: true });
   return async (c, next) => {
     const type = c.req.header('content-type');
     if (isMultipart(type)) {
@@ -153,6 +153,7 @@ export function recordingsRoutes(deps: Deps) {
       if (!parsed.success) throw zodIssueToError(parsed.error, 'json', { value: body });
       accepted = await createRecordingFromTranscript(deps, actor, parsed.data, {
         idempotency: idempotentResponse(c, 202),
+        prepared: c.get('preparedTranscript'),
       });
     }
     return c.json(accepted, 202);

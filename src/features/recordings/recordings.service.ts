@@ -18,6 +18,7 @@ import type { PreparedTranscript } from '../processing/prepared-transcript.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
 import {
   insertTranscript,
+  type PreparedFrom,
   prepareInput,
   sha256Hex,
   transcriptBytes,
@@ -105,9 +106,14 @@ export async function createRecordingFromTranscript(
   deps: Deps,
   actor: Actor,
   input: CreateNoteInput,
-  source: { sha256?: string; idempotency?: SaveIdempotentResponse | undefined } = {},
+  source: {
+    sha256?: string;
+    idempotency?: SaveIdempotentResponse | undefined;
+    /** The transcript as prepared with the request's body (jsonBody), if it was. */
+    prepared?: PreparedFrom | undefined;
+  } = {},
 ): Promise<RecordingAccepted> {
-  const transcript = await prepareInput(deps, input);
+  const transcript = await prepareInput(deps, input, source.prepared);
   const bytes = transcriptBytes(input);
   const createdAt = input.created_at ?? nowIso();
   const recording = recordingRow(actor, {

@@ -3,12 +3,11 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ProcessingSettings } from '../../../config.ts';
 import { AppError } from '../../../lib/errors.ts';
-import type { ParsedJsonBody } from '../../../lib/parse-json-body.ts';
 import type { Chunk, NoteContent } from '../../search/chunk-note.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
 import { parseTranscript } from '../parse-transcript.ts';
 import { type PreparedTranscript, prepareTranscript } from '../prepared-transcript.ts';
-import type { ProcessingOutcome, ProcessingTask } from './processing.worker.ts';
+import type { ParsedTranscriptBody, ProcessingOutcome, ProcessingTask } from './processing.worker.ts';
 
 /**
  * The worker threads that parse, analyze and chunk transcripts, so that a large or hostile transcript never
@@ -32,8 +31,11 @@ const IDLE_MS = 60_000;
 export interface ProcessingPool {
   /** parseTranscript + prepareTranscript in a thread (in place for a small transcript). */
   prepareTranscript(transcript: string, signal?: AbortSignal): Promise<PreparedTranscript>;
-  /** parseJsonBody of a request's UTF-8 bytes in a thread (for large bodies: small ones cost more to send). */
-  parseJson(bytes: Uint8Array): Promise<ParsedJsonBody>;
+  /**
+   * parseJsonBody of a request's UTF-8 bytes in a thread (for large bodies: small ones cost more to send). With
+   * `transcriptLimit`, the body's `transcript` is prepared in the same trip when it fits the limit and parses.
+   */
+  parseJson(bytes: Uint8Array, options?: { transcriptLimit?: number }): Promise<ParsedTranscriptBody>;
   /** The builtin analyzer in a thread. */
   analyze(input: AnalysisInput, signal?: AbortSignal): Promise<Analysis>;
   /** chunkNote in a thread. */
@@ -90,7 +92,7 @@ export function createProcessingPool(settings: Pick<ProcessingSettings, 'threads
       if (transcript.length <= INLINE_PARSE_CHARS) return prepareTranscript(parseTranscript(transcript));
       return run({ kind: 'prepare', transcript }, signal);
     },
-    parseJson: (bytes) => run({ kind: 'json', bytes }),
+    parseJson: (bytes, options = {}) => run({ kind: 'json', bytes, ...options }),
     analyze: (input, signal) => run({ kind: 'analyze', input }, signal),
     chunk: (content, signal) => run({ kind: 'chunk', content }, signal),
     spin: (ms, signal) => run({ kind: 'spin', ms }, signal),

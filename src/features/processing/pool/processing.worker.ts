@@ -14,8 +14,11 @@ import { type PreparedTranscript, prepareTranscript, transferablesOf } from '../
 export type ProcessingTask =
   /** A transcript's text, parsed and packed for storing (PreparedTranscript). */
   | { kind: 'prepare'; transcript: string }
-  /** A request's JSON body, as UTF-8 bytes. */
-  | { kind: 'json'; bytes: Uint8Array }
+  /**
+   * A request's JSON body, as UTF-8 bytes. With `transcriptLimit`, a `transcript` string in it (of at most that
+   * many bytes) is prepared in the same trip (ParsedTranscriptBody).
+   */
+  | { kind: 'json'; bytes: Uint8Array; transcriptLimit?: number }
   | { kind: 'analyze'; input: AnalysisInput }
   | { kind: 'chunk'; content: NoteContent }
   /** For tests and benchmarks of the budget: keeps the thread busy this long. */
@@ -23,8 +26,13 @@ export type ProcessingTask =
 
 /** What a task gives back; an AppError (a transcript with no text) is passed on as data, as errors lose their class. */
 export type ProcessingOutcome =
-  | { ok: true; value: PreparedTranscript | ParsedJsonBody | Analysis | Chunk[] | null }
+  | { ok: true; value: PreparedTranscript | ParsedTranscriptBody | Analysis | Chunk[] | null }
   | { ok: false; error: { code: ErrorCode; message: string; param?: string } };
+
+/** A request body read in a thread, with its transcript prepared when the task asked and it could be. */
+export interface ParsedTranscriptBody extends ParsedJsonBody {
+  prepared?: PreparedTranscript;
+}
 
 /** An outcome whose typed arrays are moved to the receiving thread, not copied (see Piscina.move). */
 type Movable = ReturnType<typeof move>;
@@ -50,13 +58,23 @@ export default async function runProcessingTask(task: ProcessingTask): Promise<P
         const prepared = prepareTranscript(parseTranscript(task.transcript));
         return moved({ ok: true, value: prepared }, transferablesOf(prepared));
       }
-      case 'json':
-        return {
-          ok: true,
-          value: parseJsonBody(
-            Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength).toString('utf8'),
-          ),
-        };
+      case 'json': {
+        const { bytes, transcriptLimit } = task;
+        const body: ParsedTranscriptBody = parseJsonBody(
+          Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
+        );
+        const transcript = body.value.transcript;
+        if (transcriptLimit === undefined || typeof transcript !== 'string') return { ok: true, value: body };
+        if (Buffer.byteLength(transcript, 'utf8') > transcriptLimit) return { ok: true, value: body };
+        try {
+          body.prepared = prepareTranscript(parseTranscript(transcript));
+        } catch (err) {
+          // The service prepares it again and answers the error, after the body's validation as always.
+          if (err instanceof AppError) return { ok: true, value: body };
+          throw err;
+        }
+        return moved({ ok: true, value: body }, transferablesOf(body.prepared));
+      }
       case 'analyze':
         return { ok: true, value: await analyzeTranscriptWithModel(task.input) };
       case 'chunk':
