@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrate } from '../../src/db/migrate.ts';
@@ -12,7 +12,6 @@ import { createDeps, type Deps } from '../../src/deps.ts';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import type { Actor } from '../../src/features/api-keys/scopes.ts';
 import { SCOPES } from '../../src/features/api-keys/scopes.ts';
-import { loadVectorExtension } from '../../src/features/search/sqlite-vec.ts';
 import { randomBase62 } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 
@@ -25,29 +24,47 @@ export interface BenchDatabase {
 }
 
 /**
- * A fresh, migrated database for a benchmark: a temporary SQLite file with sqlite-vec loaded (as the server
- * loads it), or a new PostgreSQL database on BENCH_DATABASE_URL / TEST_DATABASE_URL, dropped afterwards.
+ * A fresh, migrated database for a benchmark: a temporary SQLite file opened as the server opens it (every
+ * statement in a thread, two read-only connections beside the writer, sqlite-vec loaded; src/db/connect.ts), or a
+ * new PostgreSQL database on BENCH_DATABASE_URL / TEST_DATABASE_URL, dropped afterwards. BENCH_VECTOR_EXTENSION=off
+ * opens SQLite on one synchronous connection without sqlite-vec (the server's fallback when the extension cannot
+ * be loaded: the `exact` vector store).
  */
 export async function openBenchDatabase(dialect: Dialect): Promise<BenchDatabase> {
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-bench-'));
-    const sqlite = new SQLite(path.join(dir, 'bench.sqlite'));
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('synchronous = NORMAL');
-    const loaded =
-      process.env.BENCH_VECTOR_EXTENSION === 'off'
-        ? { loaded: false as const, reason: 'BENCH_VECTOR_EXTENSION=off' }
-        : loadVectorExtension(sqlite);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    await migrate(db, 'sqlite');
+    const file = path.join(dir, 'bench.sqlite');
+    const removeDir = () => fs.rmSync(dir, { recursive: true, force: true });
+    if (process.env.BENCH_VECTOR_EXTENSION === 'off') {
+      const sqlite = new SQLite(file);
+      sqlite.pragma('journal_mode = WAL');
+      sqlite.pragma('foreign_keys = ON');
+      sqlite.pragma('synchronous = NORMAL');
+      const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+      await migrate(db, 'sqlite');
+      return {
+        db,
+        dialect,
+        vectorExtension: 'none (BENCH_VECTOR_EXTENSION=off)',
+        close: async () => {
+          await db.destroy();
+          removeDir();
+        },
+      };
+    }
+    const handle = openDatabase({ dialect: 'sqlite', file });
+    await migrate(handle.db, 'sqlite');
+    const vec = await sql<{ v: string }>`SELECT vec_version() AS v`
+      .execute(handle.db)
+      .then(() => 'sqlite-vec')
+      .catch((err: unknown) => `none (${err instanceof Error ? err.message : String(err)})`);
     return {
-      db,
+      db: handle.db,
       dialect,
-      vectorExtension: loaded.loaded ? 'sqlite-vec' : `none (${loaded.reason})`,
+      vectorExtension: vec,
       close: async () => {
-        await db.destroy();
-        fs.rmSync(dir, { recursive: true, force: true });
+        await handle.close();
+        removeDir();
       },
     };
   }
