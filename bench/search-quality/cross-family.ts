@@ -38,7 +38,11 @@ export interface CrossFamilyQuery {
   /** Relevance of the first result the service returned (0 when none). */
   top: number;
   spaceSize: number;
+  /** The query's terms rare in that space (the rare-term floor's terms). */
+  rareTerms?: string[];
   evidence: NoteEvidence[];
+  /** The meeting each evidence note holds (for reading the alarms). */
+  meetingOf?: Record<string, string>;
 }
 
 /** Runs every family's queries against a space holding only the other families. */
@@ -55,7 +59,7 @@ export async function runCrossFamily(
       const actor = await benchActor(database);
       const others = meetings.filter((m) => familyOf(m.name) !== family);
       log(`[cross-family] ${family}: ingesting the ${others.length} meetings of the other families…`);
-      await ingest(deps, actor, [...others]);
+      const corpus = await ingest(deps, actor, [...others]);
       if (cache)
         log(`[cross-family] passage vectors: ${cache.hits} from the cache, ${cache.misses} embedded`);
       const space = { accountId: actor.accountId, mode: actor.mode };
@@ -71,7 +75,11 @@ export async function runCrossFamily(
             heldOut: isHeldOut(meetings, meeting.name),
             top: results[0]?.relevance ?? 0,
             spaceSize: gathered.spaceSize,
+            rareTerms: gathered.rareTerms,
             evidence: gathered.evidence,
+            meetingOf: Object.fromEntries(
+              gathered.evidence.map((e) => [e.noteId, corpus.meetingOf.get(e.noteId)?.name ?? '?']),
+            ),
           });
         }
       }

@@ -82,6 +82,44 @@ describe('relevance', () => {
     expect(ranked.find((r) => r.noteId === 'b')!.relevance).toBeGreaterThanOrEqual(0.5);
   });
 
+  it('the rare-term floor holds when the rare words carry the query, not for one rare word in a long question', () => {
+    const others = Array.from({ length: 10 }, (_, i) => evidence(`other${i}`, { keyword: [1], vector: 0.1 }));
+    const judge = (rareShare: number) =>
+      rankNotes(
+        [
+          evidence('note', {
+            keyword: [3],
+            coverage: 0.3,
+            vector: 0.2,
+            passages: 80,
+            rareTermsPresent: true,
+            rareShare,
+          }),
+          ...others,
+        ],
+        50,
+      ).find((r) => r.noteId === 'note')!.relevance;
+    // "zymurgy yeast", both rare: the floor. "What did Marketing think of rubber material when discussing user
+    // requirements of the new remote control?" with only "rubber" in one note: the fit and the veto decide.
+    expect(judge(1)).toBe(DEFAULT_RANK_PARAMS.rareFloor);
+    expect(judge(DEFAULT_RANK_PARAMS.rareMinShare)).toBe(DEFAULT_RANK_PARAMS.rareFloor);
+    expect(judge(0.3)).toBeLessThan(0.5);
+  });
+
+  it('the vector veto judges sentence-like queries only: one or two words that a note holds are not vetoed', () => {
+    const others = Array.from({ length: 10 }, (_, i) => evidence(`other${i}`, { vector: 0.05 }));
+    const judge = (queryWords: number) =>
+      rankNotes(
+        [
+          evidence('note', { keyword: [5], coverage: 1, phrase: 1, vector: 0.2, passages: 60, queryWords }),
+          ...others,
+        ],
+        11,
+      ).find((r) => r.noteId === 'note')!.relevance;
+    // "contractor invoices" against a passage about them: cosine 0.20 (all-MiniLM-L6-v2).
+    expect(judge(2)).toBeGreaterThanOrEqual(0.5);
+    expect(judge(DEFAULT_RANK_PARAMS.vetoMinWords)).toBeLessThan(0.5);
+  });
   it('a weak match on one common word of the query is not relevant; a clear semantic match is', () => {
     const ranked = rankNotes(
       [

@@ -21,6 +21,13 @@ export interface NoteEvidence {
   phrase: number;
   /** The note contains every rare term of the query (and the query has one). */
   rareTermsPresent: boolean;
+  /**
+   * Share (0..1) of the query's term weight carried by its rare terms, the same for every note of a query: the
+   * rare-term floor holds only when they carry enough of it (`rareMinShare`). Absent: 1 (they carry it all).
+   */
+  rareShare?: number;
+  /** Words of the query as typed, function words included (the same for every note); absent: a sentence. */
+  queryWords?: number;
 }
 
 export interface RankParams {
@@ -46,8 +53,14 @@ export interface RankParams {
   wPhrase: number;
   /** Notes compared against when judging how much one stands out. */
   peers: number;
-  /** Relevance given to a note holding all of the query's rare terms, at least. */
+  /** Relevance given to a note holding all of the query's rare words, at least (see `holdsRareWords`). */
   rareFloor: number;
+  /**
+   * The query's rare words are the rare terms only when they carry at least this share of its weight: a long
+   * question with one word that happens to be in one note of the space ("What did Marketing think of rubber
+   * material when discussing user requirements of the new remote control?") is not a query for that word.
+   */
+  rareMinShare: number;
   /**
    * A note whose best chunk is at least `semanticMinCosine` similar to the query and stands out from the
    * others by `semanticZ` standard deviations is relevant by meaning alone (relevance ≥ 0.5).
@@ -79,6 +92,13 @@ export interface RankParams {
   vetoCosine: number;
   /** The veto line rises with the note's length as the semantic line does: `+ vetoPerLogPassage × ln(…)`. */
   vetoPerLogPassage: number;
+  /**
+   * The veto judges queries of at least this many words. A sentence model's cosine between one or two words
+   * and a passage that holds them is low whatever the topic ("contractor invoices" 0.20 against a passage about
+   * them, "scroll wheel" 0.26; a question about the same passage 0.5–0.66), so it says nothing about a keyword
+   * query's topic.
+   */
+  vetoMinWords: number;
 }
 
 /** Chosen on QMSum train (bench/search-quality/tune.ts); see docs/quality.md for how and what else was tried. */
@@ -95,6 +115,7 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   wPhrase: 1.107,
   peers: 20,
   rareFloor: 0.55,
+  rareMinShare: 0.7,
   semanticZ: 2,
   semanticMinCosine: 0.3,
   semanticPerLogPassage: 0.12,
@@ -102,7 +123,8 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   semanticMaxCoverage: 0.5,
   semanticSlope: 1,
   vetoCosine: 0.25,
-  vetoPerLogPassage: 0.04,
+  vetoPerLogPassage: 0.065,
+  vetoMinWords: 3,
 };
 
 export interface RankedNote {
@@ -146,7 +168,8 @@ function standout(value: number, others: readonly number[], floor: number): numb
  *   a small space a match stands out; capped at 5), and the keyword standout counts as much as the note
  *   covers the query. Weights fitted by logistic regression on QMSum, intercept set so that 90 % of
  *   correct top-1 results reach 0.5 (docs/quality.md). Two floors hold whatever the fit says: `rareFloor`
- *   when the note holds every rare term of the query, and 0.5+ for a clear semantic match.
+ *   when the note holds the query's rare words (`holdsRareWords`), and 0.5+ for a clear semantic match; one
+ *   ceiling, the veto: a sentence-like query's note whose best passage is below the (length-raised) veto line.
  * `spaceSize` is the number of notes searched, for the zero-padding of peers.
  */
 export function rankNotes(
@@ -206,9 +229,13 @@ export function rankNotes(
     ceiling = Math.min(ceiling, fitted);
     let relevance = ceiling;
     const logPassages = Math.log(Math.max(1, (e.passages ?? 1) / params.linePassageBase));
-    if (e.vector !== undefined && vec[i]! < params.vetoCosine + params.vetoPerLogPassage * logPassages)
+    if (
+      e.vector !== undefined &&
+      (e.queryWords ?? params.vetoMinWords) >= params.vetoMinWords &&
+      vec[i]! < params.vetoCosine + params.vetoPerLogPassage * logPassages
+    )
       relevance = Math.min(relevance, VETOED);
-    if (e.rareTermsPresent) relevance = Math.max(relevance, params.rareFloor);
+    if (holdsRareWords(e, params)) relevance = Math.max(relevance, params.rareFloor);
     if (
       bestCoverage <= params.semanticMaxCoverage &&
       features.zVector >= params.semanticZ &&
@@ -225,6 +252,17 @@ export function rankNotes(
     .map((r, position) => ({ r, position }))
     .sort((a, b) => b.r.relevance - a.r.relevance || a.position - b.position)
     .map(({ r }) => r);
+}
+
+/**
+ * Whether a note holds the query's rare words, the API's promise (a note that contains the query's rare words
+ * verbatim scores ≥ 0.5): it holds every rare term, and they carry at least `rareMinShare` of the query.
+ */
+export function holdsRareWords(
+  e: Pick<NoteEvidence, 'rareTermsPresent' | 'rareShare'>,
+  params: Pick<RankParams, 'rareMinShare'> = DEFAULT_RANK_PARAMS,
+): boolean {
+  return e.rareTermsPresent && (e.rareShare ?? 1) >= params.rareMinShare;
 }
 
 function cmp(a: string, b: string): number {

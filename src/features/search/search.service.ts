@@ -4,7 +4,13 @@ import { dot, isZero } from './embedders/embedder.ts';
 import { ensureSpaceIndexed } from './index-note.ts';
 import { phraseShare, queryPairs } from './phrase.ts';
 import { type AnalyzedQuery, analyzeQuery } from './query.ts';
-import { DEFAULT_RANK_PARAMS, type NoteEvidence, type RankParams, rankNotes } from './rank.ts';
+import {
+  DEFAULT_RANK_PARAMS,
+  holdsRareWords,
+  type NoteEvidence,
+  type RankParams,
+  rankNotes,
+} from './rank.ts';
 import { type RerankedNote, rerankNotes } from './rerank-notes.ts';
 import { CohereReranker } from './reranker.ts';
 import { type ChunkRow, type SearchFilters, type Space, searchRepo } from './search.repo.ts';
@@ -97,7 +103,7 @@ async function rerankIfConfigured(
   const settings = deps.config.search.reranker;
   if (!settings) return undefined;
   // Only notes whose passages were read can be judged (the examined ones: nearly always the fused ranking's best).
-  const rare = new Set(gathered.evidence.filter((e) => e.rareTermsPresent).map((e) => e.noteId));
+  const rare = new Set(gathered.evidence.filter((e) => holdsRareWords(e)).map((e) => e.noteId));
   const candidates = ranked
     .map((r) => ({
       noteId: r.noteId,
@@ -122,6 +128,8 @@ export interface GatheredEvidence {
   query: AnalyzedQuery;
   evidence: NoteEvidence[];
   spaceSize: number;
+  /** The query's content terms rare enough in this space for the rare-term floor. */
+  rareTerms: string[];
   notes: Map<string, { id: string; title: string; created_at: string }>;
   /** The passages read for a candidate note, its best first (what a reranker judges). */
   passagesOf(noteId: string): ChunkRow[];
@@ -161,6 +169,7 @@ export async function gatherEvidence(
     query,
     evidence,
     spaceSize: retrieved.spaceSize,
+    rareTerms: terms.rareTerms,
     notes,
     usedVectors: retrieved.vectorHits > 0,
     passagesOf: (noteId: string) => {
@@ -198,6 +207,8 @@ interface TermWeights {
   totalWeight: number;
   /** Content terms in few enough notes to count as rare (the rare-term floor). */
   rareTerms: string[];
+  /** Share of the query's term weight that its rare terms carry (0 without rare terms). */
+  rareShare: number;
 }
 
 /** Step 1, weights: the rarity of the query's terms in this space (retrieval terms, coverage, rare terms). */
@@ -230,7 +241,11 @@ async function weighTerms(deps: Deps, space: Space, query: AnalyzedQuery): Promi
   });
   const totalWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   const rareTerms = query.terms.filter((t, i) => query.content[i] && (df.get(t) ?? 0) <= rareLimit);
-  return { spaceSize, df, weights, totalWeight, rareTerms };
+  const rareStems = new Set(rareTerms.map((t) => query.stems[query.terms.indexOf(t)]!));
+  let rareWeight = 0;
+  for (const s of rareStems) rareWeight += weights.get(s) ?? 0;
+  const rareShare = totalWeight > 0 ? rareWeight / totalWeight : 0;
+  return { spaceSize, df, weights, totalWeight, rareTerms, rareShare };
 }
 
 /** Per candidate note: its keyword chunk scores (best first) and its best chunk by meaning. */
@@ -386,7 +401,7 @@ function noteEvidence(
   terms: TermWeights,
 ): { evidence: NoteEvidence[]; bestChunk: Map<string, { chunk: ChunkRow; coverage: number }> } {
   const { chunkById, rareHolders } = examined;
-  const { weights, totalWeight, rareTerms } = terms;
+  const { weights, totalWeight, rareTerms, rareShare } = terms;
   const stemCache = new Map<string, string>();
   const stemOf = (w: string) => {
     let s = stemCache.get(w);
@@ -409,6 +424,7 @@ function noteEvidence(
     return got / Math.max(totalWeight, MIN_QUERY_WEIGHT);
   };
 
+  const queryWords = words(query.raw).length;
   const pairs = queryPairs(query);
   const bestChunk = new Map<string, { chunk: ChunkRow; coverage: number }>();
   const evidence: NoteEvidence[] = [];
@@ -437,6 +453,8 @@ function noteEvidence(
       coverage: best?.coverage ?? 0,
       phrase,
       rareTermsPresent: rareTerms.length > 0 && rareHolders.has(noteId),
+      rareShare,
+      queryWords,
     });
   }
   return { evidence, bestChunk };
