@@ -82,31 +82,37 @@ describe('relevance', () => {
     expect(ranked.find((r) => r.noteId === 'b')!.relevance).toBeGreaterThanOrEqual(0.5);
   });
 
-  it('the rare-term floor holds when the rare words carry the query, not for one rare word in a long question', () => {
+  it('the rare-term floor holds when the rare words carry the query, or the query is a few keywords', () => {
     const others = Array.from({ length: 10 }, (_, i) => evidence(`other${i}`, { keyword: [1], vector: 0.1 }));
-    const judge = (rareShare: number) =>
+    const judge = (rareShare: number, queryWords: number) =>
       rankNotes(
         [
           evidence('note', {
             keyword: [3],
-            coverage: 0.3,
+            coverage: 0.1,
             vector: 0.2,
             passages: 80,
             rareTermsPresent: true,
             rareShare,
+            queryWords,
           }),
           ...others,
         ],
         50,
       ).find((r) => r.noteId === 'note')!.relevance;
-    // "zymurgy yeast", both rare: the floor. "What did Marketing think of rubber material when discussing user
-    // requirements of the new remote control?" with only "rubber" in one note: the fit and the veto decide.
-    expect(judge(1)).toBe(DEFAULT_RANK_PARAMS.rareFloor);
-    expect(judge(DEFAULT_RANK_PARAMS.rareMinShare)).toBe(DEFAULT_RANK_PARAMS.rareFloor);
-    expect(judge(0.3)).toBeLessThan(0.5);
+    // A question whose rare words carry it ("What did Priya say about the Kubernetes migration?"): the floor.
+    expect(judge(1, 8)).toBe(DEFAULT_RANK_PARAMS.rareFloor);
+    expect(judge(DEFAULT_RANK_PARAMS.rareMinShare, 8)).toBe(DEFAULT_RANK_PARAMS.rareFloor);
+    // "What did Marketing think of rubber material when discussing user requirements of the new remote
+    // control?" with only "rubber" in one note: the fit and the veto decide.
+    expect(judge(0.3, 17)).toBeLessThan(0.5);
+    // "Zanzibar vendor", "vendor" in a few notes: a keyword query keeps the floor whatever the share.
+    expect(judge(0.3, 2)).toBe(DEFAULT_RANK_PARAMS.rareFloor);
+    expect(judge(0.3, DEFAULT_RANK_PARAMS.keywordQueryWords)).toBe(DEFAULT_RANK_PARAMS.rareFloor);
+    expect(judge(0.3, DEFAULT_RANK_PARAMS.keywordQueryWords + 1)).toBeLessThan(0.5);
   });
 
-  it('the vector veto judges sentence-like queries only: one or two words that a note holds are not vetoed', () => {
+  it('the vector veto judges sentences, not keyword queries: a few words that a note holds are not vetoed', () => {
     const others = Array.from({ length: 10 }, (_, i) => evidence(`other${i}`, { vector: 0.05 }));
     const judge = (queryWords: number) =>
       rankNotes(
@@ -118,8 +124,10 @@ describe('relevance', () => {
       ).find((r) => r.noteId === 'note')!.relevance;
     // "contractor invoices" against a passage about them: cosine 0.20 (all-MiniLM-L6-v2).
     expect(judge(2)).toBeGreaterThanOrEqual(0.5);
-    expect(judge(DEFAULT_RANK_PARAMS.vetoMinWords)).toBeLessThan(0.5);
+    expect(judge(DEFAULT_RANK_PARAMS.keywordQueryWords)).toBeGreaterThanOrEqual(0.5);
+    expect(judge(DEFAULT_RANK_PARAMS.keywordQueryWords + 1)).toBeLessThan(0.5);
   });
+
   it('a weak match on one common word of the query is not relevant; a clear semantic match is', () => {
     const ranked = rankNotes(
       [

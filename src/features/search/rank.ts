@@ -26,7 +26,7 @@ export interface NoteEvidence {
    * rare-term floor holds only when they carry enough of it (`rareMinShare`). Absent: 1 (they carry it all).
    */
   rareShare?: number;
-  /** Words of the query as typed, function words included (the same for every note); absent: a sentence. */
+  /** Words of the query as typed (separated by spaces; the same for every note); absent: a sentence. */
   queryWords?: number;
 }
 
@@ -56,11 +56,20 @@ export interface RankParams {
   /** Relevance given to a note holding all of the query's rare words, at least (see `holdsRareWords`). */
   rareFloor: number;
   /**
-   * The query's rare words are the rare terms only when they carry at least this share of its weight: a long
-   * question with one word that happens to be in one note of the space ("What did Marketing think of rubber
-   * material when discussing user requirements of the new remote control?") is not a query for that word.
+   * In a query longer than a keyword query, the rare terms are the query's rare words only when they carry at
+   * least this share of its weight: a long question with one word that happens to be in one note of the space
+   * ("What did Marketing think of rubber material when discussing user requirements of the new remote
+   * control?") is not a query for that word.
    */
   rareMinShare: number;
+  /**
+   * A query of at most this many words (as typed) is a keyword query ("Zanzibar vendor", "contractor
+   * invoices"): its rare terms are its rare words whatever share of the weight they carry, and the veto does not
+   * judge it. A sentence model's cosine between a few words and a passage that holds them is low whatever the
+   * topic ("contractor invoices" 0.20 against a passage about them, "scroll wheel" 0.26; a question about the
+   * same passage 0.5–0.66), so it says nothing about a keyword query's topic.
+   */
+  keywordQueryWords: number;
   /**
    * A note whose best chunk is at least `semanticMinCosine` similar to the query and stands out from the
    * others by `semanticZ` standard deviations is relevant by meaning alone (relevance ≥ 0.5).
@@ -86,19 +95,12 @@ export interface RankParams {
   semanticSlope: number;
   /**
    * A note whose best chunk is less similar to the query than this is not about it, whatever words it shares:
-   * its relevance stays below 0.5 (unless it holds every rare term of the query). Applies only when vectors took
+   * its relevance stays below 0.5 (unless it holds the query's rare words). Applies only when vectors took
    * part; 0 turns it off.
    */
   vetoCosine: number;
   /** The veto line rises with the note's length as the semantic line does: `+ vetoPerLogPassage × ln(…)`. */
   vetoPerLogPassage: number;
-  /**
-   * The veto judges queries of at least this many words. A sentence model's cosine between one or two words
-   * and a passage that holds them is low whatever the topic ("contractor invoices" 0.20 against a passage about
-   * them, "scroll wheel" 0.26; a question about the same passage 0.5–0.66), so it says nothing about a keyword
-   * query's topic.
-   */
-  vetoMinWords: number;
 }
 
 /** Chosen on QMSum train (bench/search-quality/tune.ts); see docs/quality.md for how and what else was tried. */
@@ -116,6 +118,7 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   peers: 20,
   rareFloor: 0.55,
   rareMinShare: 0.7,
+  keywordQueryWords: 3,
   semanticZ: 2,
   semanticMinCosine: 0.3,
   semanticPerLogPassage: 0.12,
@@ -124,7 +127,6 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   semanticSlope: 1,
   vetoCosine: 0.25,
   vetoPerLogPassage: 0.065,
-  vetoMinWords: 3,
 };
 
 export interface RankedNote {
@@ -231,7 +233,7 @@ export function rankNotes(
     const logPassages = Math.log(Math.max(1, (e.passages ?? 1) / params.linePassageBase));
     if (
       e.vector !== undefined &&
-      (e.queryWords ?? params.vetoMinWords) >= params.vetoMinWords &&
+      !isKeywordQuery(e, params) &&
       vec[i]! < params.vetoCosine + params.vetoPerLogPassage * logPassages
     )
       relevance = Math.min(relevance, VETOED);
@@ -256,13 +258,21 @@ export function rankNotes(
 
 /**
  * Whether a note holds the query's rare words, the API's promise (a note that contains the query's rare words
- * verbatim scores ≥ 0.5): it holds every rare term, and they carry at least `rareMinShare` of the query.
+ * verbatim scores ≥ 0.5): it holds every rare term of the query, and the query is a keyword query or its rare
+ * terms carry at least `rareMinShare` of its weight.
  */
 export function holdsRareWords(
-  e: Pick<NoteEvidence, 'rareTermsPresent' | 'rareShare'>,
-  params: Pick<RankParams, 'rareMinShare'> = DEFAULT_RANK_PARAMS,
+  e: Pick<NoteEvidence, 'rareTermsPresent' | 'rareShare' | 'queryWords'>,
+  params: Pick<RankParams, 'rareMinShare' | 'keywordQueryWords'> = DEFAULT_RANK_PARAMS,
 ): boolean {
-  return e.rareTermsPresent && (e.rareShare ?? 1) >= params.rareMinShare;
+  return e.rareTermsPresent && (isKeywordQuery(e, params) || (e.rareShare ?? 1) >= params.rareMinShare);
+}
+
+function isKeywordQuery(
+  e: Pick<NoteEvidence, 'queryWords'>,
+  params: Pick<RankParams, 'keywordQueryWords'>,
+): boolean {
+  return e.queryWords !== undefined && e.queryWords <= params.keywordQueryWords;
 }
 
 function cmp(a: string, b: string): number {

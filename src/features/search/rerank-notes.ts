@@ -4,8 +4,8 @@ import type { ChunkRow } from './search.repo.ts';
 export interface RerankedNote {
   noteId: string;
   /**
-   * The reranker's score of the note's best passage, in [0, 1]; at least `floor` (a note holding every rare
-   * term of the query keeps the ≥ 0.5 that API.md promises, whatever the reranker says).
+   * The reranker's score of the note's best passage, in [0, 1]; at least `floor` (a note holding the query's rare
+   * words keeps the ≥ 0.5 that API.md promises, whatever the reranker says; rank.ts `holdsRareWords`).
    */
   relevance: number;
   /** That passage, which becomes the snippet. */

@@ -90,7 +90,7 @@ export async function searchNotes(
 
 /**
  * With RERANKER set: the fused ranking's best notes (at least `limit`), re-scored by the reranker from the
- * passages read for each, best first; a note holding every rare term of the query keeps the rare-term floor.
+ * passages read for each, best first; a note holding the query's rare words (`holdsRareWords`) keeps the rare-term floor.
  * Undefined without a reranker, or when it fails: the search then answers from its own ranking, and the failure
  * is logged.
  */
@@ -424,7 +424,8 @@ function noteEvidence(
     return got / Math.max(totalWeight, MIN_QUERY_WEIGHT);
   };
 
-  const queryWords = words(query.raw).length;
+  // Words as typed: what makes a query a keyword query (rank.ts, keywordQueryWords).
+  const queryWords = query.raw.split(/\s+/).filter(Boolean).length;
   const pairs = queryPairs(query);
   const bestChunk = new Map<string, { chunk: ChunkRow; coverage: number }>();
   const evidence: NoteEvidence[] = [];
