@@ -52,10 +52,10 @@ async function createOwnerIfNone<T>(
  * later start.
  */
 export function bootstrapOwner(deps: Deps): Promise<FirstStart | null> {
-  return createOwnerIfNone(deps, async (trx, accountId) => {
-    const live = await createApiKey(trx, { accountId, mode: 'live', name: 'first start' });
-    const test = await createApiKey(trx, { accountId, mode: 'test', name: 'first start' });
-    const setup = await createSetupLink(trx, accountId);
+  return createOwnerIfNone(deps, async (inTransaction, accountId) => {
+    const live = await createApiKey(inTransaction, { accountId, mode: 'live', name: 'first start' });
+    const test = await createApiKey(inTransaction, { accountId, mode: 'test', name: 'first start' });
+    const setup = await createSetupLink(inTransaction, accountId);
     return { accountId, email: OWNER_EMAIL, liveKey: live.key, testKey: test.key, setupToken: setup.token };
   });
 }

@@ -1,6 +1,6 @@
 import { renderTranscript } from '../notes/notes.view.ts';
 import { provisionalTitle } from '../notes/provisional-title.ts';
-import type { TranscriptSegment } from './parse-transcript.ts';
+import { parseTranscript, type TranscriptSegment } from './parse-transcript.ts';
 
 /**
  * A transcript ready to store: its segments packed into columns (typed arrays and one string of all texts),
@@ -67,6 +67,11 @@ export function prepareTranscript(segments: readonly TranscriptSegment[]): Prepa
     title: provisionalTitle(segments),
     durationMs,
   };
+}
+
+/** A transcript's text (`Label: text`, WebVTT, SRT) parsed and packed: what every thread that takes text runs. */
+export function prepareTranscriptText(text: string): PreparedTranscript {
+  return prepareTranscript(parseTranscript(text));
 }
 
 /** Segment i of a prepared transcript. */

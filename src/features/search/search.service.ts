@@ -240,10 +240,10 @@ async function weighTerms(deps: Deps, space: Space, query: AnalyzedQuery): Promi
     weights.set(s, Math.max(weights.get(s) ?? 0, idf * query.weight[i]!));
   });
   const totalWeight = [...weights.values()].reduce((a, b) => a + b, 0);
-  const rareTerms = query.terms.filter((t, i) => query.content[i] && (df.get(t) ?? 0) <= rareLimit);
-  const rareStems = new Set(rareTerms.map((t) => query.stems[query.terms.indexOf(t)]!));
+  const rare = query.terms.map((t, i) => query.content[i]! && (df.get(t) ?? 0) <= rareLimit);
+  const rareTerms = query.terms.filter((_, i) => rare[i]);
   let rareWeight = 0;
-  for (const s of rareStems) rareWeight += weights.get(s) ?? 0;
+  for (const s of new Set(query.stems.filter((_, i) => rare[i]))) rareWeight += weights.get(s) ?? 0;
   const rareShare = totalWeight > 0 ? rareWeight / totalWeight : 0;
   return { spaceSize, df, weights, totalWeight, rareTerms, rareShare };
 }

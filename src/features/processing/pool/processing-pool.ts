@@ -5,8 +5,7 @@ import type { ProcessingSettings } from '../../../config.ts';
 import { AppError } from '../../../lib/errors.ts';
 import type { Chunk, NoteContent } from '../../search/chunk-note.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
-import { parseTranscript } from '../parse-transcript.ts';
-import { type PreparedTranscript, prepareTranscript } from '../prepared-transcript.ts';
+import { type PreparedTranscript, prepareTranscriptText } from '../prepared-transcript.ts';
 import type { ParsedTranscriptBody, ProcessingOutcome, ProcessingTask } from './processing.worker.ts';
 
 /**
@@ -89,7 +88,7 @@ export function createProcessingPool(settings: Pick<ProcessingSettings, 'threads
 
   return {
     async prepareTranscript(transcript, signal) {
-      if (transcript.length <= INLINE_PARSE_CHARS) return prepareTranscript(parseTranscript(transcript));
+      if (transcript.length <= INLINE_PARSE_CHARS) return prepareTranscriptText(transcript);
       return run({ kind: 'prepare', transcript }, signal);
     },
     parseJson: (bytes, options = {}) => run({ kind: 'json', bytes, ...options }),

@@ -4,8 +4,7 @@ import { type ParsedJsonBody, parseJsonBody } from '../../../lib/parse-json-body
 import { lowerThreadPriority } from '../../../lib/thread-priority.ts';
 import { type Chunk, chunkNote, type NoteContent } from '../../search/chunk-note.ts';
 import { type Analysis, type AnalysisInput, analyzeTranscriptWithModel } from '../analyze-builtin.ts';
-import { parseTranscript } from '../parse-transcript.ts';
-import { type PreparedTranscript, prepareTranscript, transferablesOf } from '../prepared-transcript.ts';
+import { type PreparedTranscript, prepareTranscriptText, transferablesOf } from '../prepared-transcript.ts';
 
 /**
  * The entry of a processing thread (see processing-pool.ts): the CPU-heavy stages of the pipeline, each a pure
@@ -55,7 +54,7 @@ export default async function runProcessingTask(task: ProcessingTask): Promise<P
   try {
     switch (task.kind) {
       case 'prepare': {
-        const prepared = prepareTranscript(parseTranscript(task.transcript));
+        const prepared = prepareTranscriptText(task.transcript);
         return moved({ ok: true, value: prepared }, transferablesOf(prepared));
       }
       case 'json': {
@@ -67,7 +66,7 @@ export default async function runProcessingTask(task: ProcessingTask): Promise<P
         if (transcriptLimit === undefined || typeof transcript !== 'string') return { ok: true, value: body };
         if (Buffer.byteLength(transcript, 'utf8') > transcriptLimit) return { ok: true, value: body };
         try {
-          body.prepared = prepareTranscript(parseTranscript(transcript));
+          body.prepared = prepareTranscriptText(transcript);
         } catch (err) {
           // The service prepares it again and answers the error, after the body's validation as always.
           if (err instanceof AppError) return { ok: true, value: body };
