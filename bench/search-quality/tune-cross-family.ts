@@ -82,6 +82,24 @@ const meets = (m: ReturnType<typeof measure>) =>
   m.hybrid >= 0.504 &&
   m.vector >= 0.35;
 console.log(`defaults (tuned half): ${show(measure(DEFAULT_RANK_PARAMS, false))}`);
+
+// Decision 42's evidence: under the rule before it (every query's rare terms keep the floor), which alarms the
+// floor alone made, by the share of the query's weight their rare terms carry (both halves).
+{
+  const before = { ...DEFAULT_RANK_PARAMS, rareMinShare: 0, keywordQueryWords: 0, vetoPerLogPassage: 0.04 };
+  const shares = cross
+    .filter((x) => {
+      const top = rankNotes(x.evidence, x.spaceSize, before)[0];
+      const without = rankNotes(x.evidence, x.spaceSize, { ...before, rareFloor: 0 })[0];
+      return top && top.relevance >= 0.5 && !(without && without.relevance >= 0.5);
+    })
+    .map((x) => x.evidence[0]?.rareShare ?? 1);
+  const below = (t: number) => shares.filter((s) => s < t).length;
+  console.log(
+    `alarms by the rare-term floor alone under the old rule: ${shares.length}; rare terms carrying < 50 % of ` +
+      `the query: ${below(0.5)}, < 60 %: ${below(0.6)}, < 70 %: ${below(0.7)}`,
+  );
+}
 const rows = grid.map((g) => {
   const params = { ...DEFAULT_RANK_PARAMS, ...g };
   const m = measure(params, false);
