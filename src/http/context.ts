@@ -18,5 +18,10 @@ export interface AppEnv {
      * that parsed the body (the services use it when the validated input holds that same text).
      */
     preparedTranscript?: PreparedFrom;
+    /**
+     * Set by jsonBody for a large body sent with an Idempotency-Key: its fingerprint, taken in the thread that
+     * parsed it (the Idempotency-Key middleware uses it instead of serialising and hashing the body here).
+     */
+    bodyFingerprint?: string;
   };
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Db } from '../db/schema.ts';
@@ -10,6 +9,7 @@ import {
   type SaveIdempotentResponse,
 } from '../features/idempotency/idempotency.repo.ts';
 import { AppError } from '../lib/errors.ts';
+import { requestFingerprint, serializedBody } from '../lib/request-fingerprint.ts';
 import { nowIso, toIso } from '../lib/time.ts';
 import type { AppEnv } from './context.ts';
 import { JSON_CONTENT_TYPE } from './middleware.ts';
@@ -18,17 +18,16 @@ import { JSON_CONTENT_TYPE } from './middleware.ts';
 const ABANDONED_MS = 5 * 60_000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
-/** What identifies "the same request": method, path and the parsed JSON body (or what `bodyOf` returns). */
+/**
+ * What identifies "the same request": method, path and the parsed JSON body (or what `bodyOf` returns). A large
+ * JSON body's fingerprint was taken by the thread that parsed it (jsonBody).
+ */
 async function fingerprint(c: Context<AppEnv>, bodyOf?: IdempotencyOptions['bodyOf']): Promise<string> {
+  const taken = c.get('bodyFingerprint');
+  if (taken !== undefined) return taken;
   const body = bodyOf ? await bodyOf(c) : await c.req.json().catch(() => null);
-  let serialized: string;
-  try {
-    serialized = JSON.stringify(body);
-  } catch {
-    // JSON.stringify overflows the stack on bodies nested thousands deep (JSON.parse does not): use the raw text.
-    serialized = await c.req.text().catch(() => '');
-  }
-  return createHash('sha256').update(`${c.req.method} ${c.req.path}\n${serialized}`).digest('hex');
+  const serialized = serializedBody(body) ?? (await c.req.text().catch(() => ''));
+  return requestFingerprint(`${c.req.method} ${c.req.path}`, serialized);
 }
 
 export interface IdempotencyOptions {

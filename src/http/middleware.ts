@@ -89,13 +89,16 @@ export function jsonBody(
     if (length !== undefined && Number(length) > limit) throw tooLarge(limit);
     const bytes = c.req.raw.body ? await readLimited(c.req.raw.body, limit) : Buffer.alloc(0);
     // A body can come without either length header (HTTP/2, fetch): what counts is whether it has bytes.
+    const fingerprintOf =
+      c.req.header('idempotency-key') !== undefined ? `${c.req.method} ${c.req.path}` : undefined;
     const body: ParsedTranscriptBody =
       bytes.byteLength > INLINE_BODY_BYTES
-        ? await parseLarge(deps, bytes, type, transcriptLimit)
+        ? await parseLarge(deps, bytes, type, { transcriptLimit, fingerprintOf })
         : parseSmall(bytes, type);
     if (body.prepared && typeof body.value.transcript === 'string') {
       c.set('preparedTranscript', { source: body.value.transcript, prepared: body.prepared });
     }
+    if (body.fingerprint !== undefined) c.set('bodyFingerprint', body.fingerprint);
     // The route's validator reads `c.req.json()`, which in Hono parses the cached text again: answer it with
     // the object read here instead. The text (for `c.req.text()`) is decoded only if someone asks; when a lone
     // surrogate was repaired it is the repaired object serialised, so every reader sees the same strings.
@@ -127,17 +130,21 @@ function parseSmall(bytes: Buffer, type: string | undefined): ParsedJsonBody {
 
 /**
  * A large body is read in a processing thread (decoding and parsing 2 MB holds a thread for ~10 ms), with its
- * transcript prepared in the same trip when the route takes one.
+ * transcript prepared in the same trip when the route takes one, and its Idempotency-Key fingerprint taken when
+ * the request has a key (serialising and hashing 2 MB is as costly).
  */
 function parseLarge(
   deps: Deps,
   bytes: Buffer,
   type: string | undefined,
-  transcriptLimit: number | undefined,
+  options: { transcriptLimit: number | undefined; fingerprintOf: string | undefined },
 ): Promise<ParsedTranscriptBody> {
   if (type === undefined)
     throw new AppError('unsupported_media_type', 'Content-Type must be application/json.');
-  return deps.processing.parseJson(bytes, transcriptLimit === undefined ? {} : { transcriptLimit });
+  return deps.processing.parseJson(bytes, {
+    ...(options.transcriptLimit !== undefined ? { transcriptLimit: options.transcriptLimit } : {}),
+    ...(options.fingerprintOf !== undefined ? { fingerprintOf: options.fingerprintOf } : {}),
+  });
 }
 
 /** The body text other readers see: as sent, or the repaired object serialised (as sent if that fails). */

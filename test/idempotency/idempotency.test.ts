@@ -37,6 +37,24 @@ for (const dialect of DIALECTS) {
       expect((await h.request('GET', '/v1/notes', { key: t.liveKey })).body.meta.total).toBe(1);
     });
 
+    it('holds for a body over 64 KiB (its fingerprint taken in the thread that parses it)', async () => {
+      const t = await h.tenant();
+      const large = {
+        transcript: Array.from({ length: 3_000 }, (_, i) => `Ana: point ${i} of the plan`).join('\n'),
+      };
+      expect(JSON.stringify(large).length).toBeGreaterThan(64 * 1024);
+      const first = await post(t.liveKey, large, 'large-1');
+      const replay = await post(t.liveKey, large, 'large-1');
+      expect(first.status).toBe(202);
+      expect(replay.status).toBe(202);
+      expect(replay.body.id).toBe(first.body.id);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      const changed = await post(t.liveKey, { ...large, title: 'Other' }, 'large-1');
+      expect(changed.status).toBe(422);
+      expect(changed.body.error.code).toBe('idempotency_key_reused');
+      expect((await h.request('GET', '/v1/notes', { key: t.liveKey })).body.meta.total).toBe(1);
+    });
+
     it('answers 409 while the first request with the key is still running', async () => {
       const t = await h.tenant();
       // A request that holds the key without a stored response yet is "in flight".

@@ -7,6 +7,7 @@ import { parseTranscript } from '../../src/features/processing/parse-transcript.
 import { createProcessingPool } from '../../src/features/processing/pool/processing-pool.ts';
 import { prepareTranscript, segmentAt } from '../../src/features/processing/prepared-transcript.ts';
 import { prepareInput } from '../../src/features/processing/store-transcript.ts';
+import { requestFingerprint } from '../../src/lib/request-fingerprint.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 
@@ -67,6 +68,15 @@ describe('JSON bodies read in a thread', () => {
       repaired: true,
     });
     await expect(parseJsonOffThread(bytes('  '))).resolves.toEqual({ value: {}, repaired: false });
+  });
+
+  it('give the Idempotency-Key fingerprint taken in place, when asked (and none otherwise)', async () => {
+    const text = `{"title": "Plan", "transcript": "${'a b '.repeat(20_000)}", "b": "\\ud800"}`;
+    const body = await pool.parseJson(bytes(text), { fingerprintOf: 'POST /v1/notes' });
+    // What the Idempotency-Key middleware computes on the request's thread for a small body.
+    expect(body.fingerprint).toBe(requestFingerprint('POST /v1/notes', JSON.stringify(body.value)));
+    expect(body.value.b).toBe('\uFFFD');
+    expect((await pool.parseJson(bytes(text))).fingerprint).toBeUndefined();
   });
 
   it('refuse what the API refuses, with the same errors', async () => {

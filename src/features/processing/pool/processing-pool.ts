@@ -34,7 +34,10 @@ export interface ProcessingPool {
    * parseJsonBody of a request's UTF-8 bytes in a thread (for large bodies: small ones cost more to send). With
    * `transcriptLimit`, the body's `transcript` is prepared in the same trip when it fits the limit and parses.
    */
-  parseJson(bytes: Uint8Array, options?: { transcriptLimit?: number }): Promise<ParsedTranscriptBody>;
+  parseJson(
+    bytes: Uint8Array,
+    options?: { transcriptLimit?: number; fingerprintOf?: string },
+  ): Promise<ParsedTranscriptBody>;
   /** The builtin analyzer in a thread. */
   analyze(input: AnalysisInput, signal?: AbortSignal): Promise<Analysis>;
   /** chunkNote in a thread. */

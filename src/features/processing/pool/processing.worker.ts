@@ -1,6 +1,7 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { AppError, type ErrorCode } from '../../../lib/errors.ts';
 import { type ParsedJsonBody, parseJsonBody } from '../../../lib/parse-json-body.ts';
+import { requestFingerprint, serializedBody } from '../../../lib/request-fingerprint.ts';
 import { lowerThreadPriority } from '../../../lib/thread-priority.ts';
 import { type Chunk, chunkNote, type NoteContent } from '../../search/chunk-note.ts';
 import { type Analysis, type AnalysisInput, analyzeTranscriptWithModel } from '../analyze-builtin.ts';
@@ -15,9 +16,10 @@ export type ProcessingTask =
   | { kind: 'prepare'; transcript: string }
   /**
    * A request's JSON body, as UTF-8 bytes. With `transcriptLimit`, a `transcript` string in it (of at most that
-   * many bytes) is prepared in the same trip (ParsedTranscriptBody).
+   * many bytes) is prepared in the same trip (ParsedTranscriptBody). With `fingerprintOf` (`METHOD path`), the
+   * request's Idempotency-Key fingerprint is taken too.
    */
-  | { kind: 'json'; bytes: Uint8Array; transcriptLimit?: number }
+  | { kind: 'json'; bytes: Uint8Array; transcriptLimit?: number; fingerprintOf?: string }
   | { kind: 'analyze'; input: AnalysisInput }
   | { kind: 'chunk'; content: NoteContent }
   /** For tests and benchmarks of the budget: keeps the thread busy this long. */
@@ -31,6 +33,8 @@ export type ProcessingOutcome =
 /** A request body read in a thread, with its transcript prepared when the task asked and it could be. */
 export interface ParsedTranscriptBody extends ParsedJsonBody {
   prepared?: PreparedTranscript;
+  /** The request's Idempotency-Key fingerprint (requestFingerprint), when the task asked for it. */
+  fingerprint?: string;
 }
 
 /** An outcome whose typed arrays are moved to the receiving thread, not copied (see Piscina.move). */
@@ -58,10 +62,11 @@ export default async function runProcessingTask(task: ProcessingTask): Promise<P
         return moved({ ok: true, value: prepared }, transferablesOf(prepared));
       }
       case 'json': {
-        const { bytes, transcriptLimit } = task;
-        const body: ParsedTranscriptBody = parseJsonBody(
-          Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
-        );
+        const { bytes, transcriptLimit, fingerprintOf } = task;
+        const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+        const body: ParsedTranscriptBody = parseJsonBody(text);
+        if (fingerprintOf !== undefined)
+          body.fingerprint = requestFingerprint(fingerprintOf, serializedBody(body.value) ?? text);
         const transcript = body.value.transcript;
         if (transcriptLimit === undefined || typeof transcript !== 'string') return { ok: true, value: body };
         if (Buffer.byteLength(transcript, 'utf8') > transcriptLimit) return { ok: true, value: body };
