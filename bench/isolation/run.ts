@@ -8,7 +8,7 @@
  *
  * Knobs (environment): BENCH_RATE reads per second (50), BENCH_IDLE_SECONDS (20), BENCH_INGEST_SECONDS (60),
  * BENCH_IN_FLIGHT notes posted and not yet finished (3), BENCH_THREADS (PROCESSING_THREADS of the server; its
- * default when unset), BENCH_DIALECTS (sqlite,postgres; PostgreSQL with BENCH_DATABASE_URL or TEST_DATABASE_URL), BENCH_PROFILE=1 (CPU profile of the server's main thread), BENCH_WRITE_DOCS=0 (do not touch docs/performance.md).
+ * default when unset), BENCH_DIALECTS (sqlite,postgres; PostgreSQL with BENCH_DATABASE_URL or TEST_DATABASE_URL), BENCH_PROFILE=1 (CPU profile of the server's main thread; BENCH_PROFILE_OUT=path/prefix keeps it), BENCH_NODE_FLAGS (more flags for the server's node, e.g. --trace-gc), BENCH_WRITE_DOCS=0 (do not touch docs/performance.md).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -192,21 +192,26 @@ async function runDialect(dialect: Dialect): Promise<string> {
     const port = await freePort();
     const profileDir = path.join(dataDir, 'profile');
     const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    const server = spawn(process.execPath, [...profile, '--enable-source-maps', 'dist/main.js'], {
-      cwd: ROOT,
-      env: childEnv({
-        ...env,
-        DATA_DIR: dataDir,
-        MODELS_DIR: path.join(ROOT, 'data/models'),
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MINUTE: '0',
-        MAX_TRANSCRIPT_BYTES: String(MAX_TRANSCRIPT_BYTES),
-        ...(THREADS ? { PROCESSING_THREADS: THREADS } : {}),
-      }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    const server = spawn(
+      process.execPath,
+      [...profile, ...nodeFlags, '--enable-source-maps', 'dist/main.js'],
+      {
+        cwd: ROOT,
+        env: childEnv({
+          ...env,
+          DATA_DIR: dataDir,
+          MODELS_DIR: path.join(ROOT, 'data/models'),
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          LOG_LEVEL: 'warn',
+          RATE_LIMIT_PER_MINUTE: '0',
+          MAX_TRANSCRIPT_BYTES: String(MAX_TRANSCRIPT_BYTES),
+          ...(THREADS ? { PROCESSING_THREADS: THREADS } : {}),
+        }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     // LOG_LEVEL=warn: what the server logs is a warning or an error, shown as it comes.
     server.stdout!.on('data', (d: Buffer) => process.stderr.write(`[server] ${d}`));
     server.stderr!.on('data', (d: Buffer) => process.stderr.write(`[server] ${d}`));
@@ -289,6 +294,8 @@ async function runDialect(dialect: Dialect): Promise<string> {
     if (profile.length) {
       const file = mainThreadProfile(profileDir);
       if (file) log(`server CPU profile (main thread):\n${summarizeProfile(file, 25)}`);
+      if (file && process.env.BENCH_PROFILE_OUT)
+        fs.copyFileSync(file, `${process.env.BENCH_PROFILE_OUT}.${dialect}.cpuprofile`);
     }
 
     return formatApi(dialect, { idle, loaded, ingested });

@@ -16,7 +16,7 @@ function readVersion(): string {
     }
     const parent = path.dirname(dir);
     if (parent === dir)
-      throw new Error('package.json of minutes not found above ' + fileURLToPath(import.meta.url));
+      throw new Error(`package.json of minutes not found above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }

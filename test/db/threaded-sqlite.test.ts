@@ -6,7 +6,6 @@ import SQLite from 'better-sqlite3';
 import { CompiledQuery, type Kysely, Kysely as KyselyClass, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connect.ts';
-import type { Database } from '../../src/db/schema.ts';
 import { createThreadedSqliteDialect } from '../../src/db/sqlite/threaded-sqlite-dialect.ts';
 
 /**

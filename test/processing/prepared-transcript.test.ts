@@ -1,11 +1,15 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/deps.ts';
-import { renderTranscript } from '../../src/features/notes/notes.view.ts';
+import { noteDetailJson, renderTranscript, toNoteDetail } from '../../src/features/notes/notes.view.ts';
 import { provisionalTitle } from '../../src/features/notes/provisional-title.ts';
 import { parseTranscript } from '../../src/features/processing/parse-transcript.ts';
 import { createProcessingPool } from '../../src/features/processing/pool/processing-pool.ts';
-import { prepareTranscript, segmentAt } from '../../src/features/processing/prepared-transcript.ts';
+import {
+  prepareTranscript,
+  prepareTranscriptText,
+  segmentAt,
+} from '../../src/features/processing/prepared-transcript.ts';
 import { prepareInput } from '../../src/features/processing/store-transcript.ts';
 import { requestFingerprint } from '../../src/lib/request-fingerprint.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
@@ -55,6 +59,68 @@ describe('prepared transcripts', () => {
     expect(inThread.rendered).toBe(inPlace.rendered);
     expect(inThread.durationMs).toBe(inPlace.durationMs);
     expect(segmentAt(inThread, 399_999)).toEqual(segmentAt(inPlace, 399_999));
+  });
+});
+
+describe('the answer that echoes a prepared transcript', () => {
+  const detailOf = (fields: { transcript: string; title: string; tags: string[]; recording?: string }) =>
+    toNoteDetail(
+      {
+        id: 'note_1',
+        account_id: 'acct_1',
+        mode: 'live',
+        recording_id: fields.recording ?? null,
+        status: 'processing',
+        failure_reason: null,
+        title: fields.title,
+        title_locked: 0,
+        summary: '',
+        transcript: fields.transcript,
+        duration_seconds: 12,
+        tags: JSON.stringify(fields.tags),
+        created_at: '2026-11-25T00:00:00.000Z',
+        updated_at: '2026-11-25T00:00:00.000Z',
+      },
+      { segments: [], speakers: [{ label: 'S1', name: 'Ann "A" \\ Lee' }], highlights: [], actionItems: [] },
+      false,
+    );
+
+  it('is byte for byte what JSON.stringify makes of the detail, whatever the text', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 200 }),
+        fc.string({ unit: 'grapheme', maxLength: 30 }),
+        fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
+        fc.boolean(),
+        (text, title, tags, recording) => {
+          // What a processing thread makes of a transcript text (control characters, quotes, emoji, …).
+          const prepared = prepareTranscriptText(`S1: x ${text}`, { json: true });
+          const detail = detailOf({
+            transcript: prepared.rendered,
+            title,
+            tags,
+            ...(recording ? { recording: 'rec_1' } : {}),
+          });
+          const bytes = noteDetailJson(detail, prepared.renderedJson);
+          expect(Buffer.from(bytes).toString('utf8')).toBe(JSON.stringify(detail));
+          expect(noteDetailJson(detail)).toEqual(bytes);
+        },
+      ),
+    );
+  });
+
+  it('is made in the thread that reads a large body, and moved rather than copied', async () => {
+    const transcript = Array.from({ length: 3_000 }, (_, i) => `S${i % 3}: “quoted” \\ line ${i} 🎉`).join(
+      '\n',
+    );
+    const body = await pool.parseJson(new TextEncoder().encode(JSON.stringify({ transcript })), {
+      transcriptLimit: 2_097_152,
+    });
+    const json = body.prepared?.renderedJson;
+    expect(json).toBeInstanceOf(Uint8Array);
+    expect(Buffer.from(json!).toString('utf8')).toBe(JSON.stringify(body.prepared?.rendered));
+    // The small-body path (prepared on this thread, or in a thread for the pipeline) makes none.
+    expect((await pool.prepareTranscript(transcript)).renderedJson).toBeUndefined();
   });
 });
 
@@ -148,6 +214,29 @@ for (const dialect of DIALECTS) {
       });
       expect(got.body.speakers.map((s: { label: string }) => s.label)).toEqual(['S0', 'S1', 'S2']);
       expect(got.body.transcript).toBe(res.body.transcript);
+    });
+
+    it('answers 202 with the note as stored, and replays that answer for the Idempotency-Key', async () => {
+      const t = await h.tenant();
+      const transcript = Array.from({ length: 3_000 }, (_, i) => `S${i % 2}: “point” \\ ${i} 🎉\t"x"`).join(
+        '\n',
+      );
+      const body = { transcript, tags: ['plan'], speakers: [{ label: 'S1', name: 'Bo "B"' }] };
+      const headers = { 'idempotency-key': 'large-body-answer' };
+      const res = await h.request('POST', '/v1/notes', { key: t.liveKey, body, headers });
+      expect(res.status).toBe(202);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      const got = await h.request('GET', `/v1/notes/${res.body.id}`, { key: t.liveKey });
+      // Built from what was written, not read back: the same fields as the stored note while it is processing.
+      if (got.body.status === 'processing') expect(res.body).toEqual(got.body);
+      else expect(res.body).toMatchObject({ transcript: got.body.transcript, speakers: got.body.speakers });
+      expect(res.body.speakers).toEqual([
+        { label: 'S0', name: 'S0' },
+        { label: 'S1', name: 'Bo "B"' },
+      ]);
+      const replay = await h.request('POST', '/v1/notes', { key: t.liveKey, body, headers });
+      expect(replay.status).toBe(202);
+      expect(replay.text).toBe(res.text);
     });
   });
 }

@@ -1,8 +1,9 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import type { TypedResponse } from 'hono';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { idempotent, idempotentResponse } from '../../http/idempotency.ts';
-import { jsonBody } from '../../http/middleware.ts';
+import { JSON_CONTENT_TYPE, jsonBody } from '../../http/middleware.ts';
 import {
   bodyErrors,
   commonErrors,
@@ -25,7 +26,8 @@ import {
   UpdateNoteBody,
   UpdateNoteResponse,
 } from './notes.schema.ts';
-import { createNote, deleteNote, getNote, listNotes, updateNote } from './notes.service.ts';
+import { acceptNote, deleteNote, getNote, listNotes, updateNote } from './notes.service.ts';
+import type { NoteDetail as NoteDetailBody } from './notes.view.ts';
 import { speakersRoutes } from './speakers.routes.ts';
 
 const json = <T>(schema: T, description: string, example?: unknown) => ({
@@ -86,11 +88,13 @@ export function notesRoutes(deps: Deps) {
       }),
     ),
     async (c) => {
-      const note = await createNote(deps, c.get('actor'), c.req.valid('json'), {
+      const { json } = await acceptNote(deps, c.get('actor'), c.req.valid('json'), {
         idempotency: idempotentResponse(c, 202),
         prepared: c.get('preparedTranscript'),
       });
-      return c.json(note, 202);
+      // The JSON text c.json would send (noteDetailJson), made without serialising the transcript here.
+      const answer = c.body(json, 202, { 'Content-Type': JSON_CONTENT_TYPE });
+      return answer as unknown as TypedResponse<NoteDetailBody, 202, 'json'>;
     },
   );
 

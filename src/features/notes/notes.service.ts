@@ -14,7 +14,7 @@ import { createAudioStorage, deleteAudioFiles } from '../storage/audio-storage.t
 import { cancelDeliveriesOfEvents } from '../webhooks/delivery/cancel-note-deliveries.ts';
 import { notesRepo } from './notes.repo.ts';
 import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
-import { toNoteDetail, toNoteListItem } from './notes.view.ts';
+import { type NoteParts, noteDetailJson, toNoteDetail, toNoteListItem } from './notes.view.ts';
 
 /** The caller's note, or undefined; a value that is not a note id is not looked up (NUL cannot reach PostgreSQL). */
 function findNote(db: Db, actor: Actor, id: string) {
@@ -119,7 +119,16 @@ export async function deleteNote(deps: Deps, actor: Actor, id: string) {
  * written to the outbox, a processing job queued and (with an Idempotency-Key) the answer stored, all in one
  * transaction; then the in-process worker is woken to start on it now rather than at its next poll.
  */
-export async function createNote(
+export async function createNote(...args: Parameters<typeof acceptNote>) {
+  return (await acceptNote(...args)).note;
+}
+
+/**
+ * createNote, with the JSON text of its answer (the route's 202): the detail is built from what was just
+ * written rather than read back (a transcript of megabytes would cross the database connection again), and a
+ * transcript prepared in a processing thread arrives there serialised already (`noteDetailJson`).
+ */
+export async function acceptNote(
   deps: Deps,
   actor: Actor,
   input: CreateNoteInput,
@@ -156,10 +165,21 @@ export async function createNote(
     await notesRepo.replaceTags(trx, s, note.id, tags);
     await recordEvent(trx, s, 'note.created', toNoteListItem({ ...note, highlight_count: 0 }));
     await enqueueProcessing(trx, s, note.id, deps.config.worker.maxAttempts);
-    const created = await noteDetail(trx, actor, note.id, false);
-    await options.idempotency?.(trx, note.id, created);
-    return created;
+    const created = toNoteDetail(note, newNoteParts(transcript.labels, names), false);
+    const json = noteDetailJson(created, transcript.renderedJson);
+    await options.idempotency?.(trx, note.id, json);
+    return { note: created, json };
   });
   deps.wakeWorker();
   return detail;
+}
+
+/** What a note has right after it is created: its speakers, nothing found yet. */
+function newNoteParts(labels: readonly string[], names: ReadonlyMap<string, string>): NoteParts {
+  return {
+    segments: [],
+    speakers: labels.map((label) => ({ label, name: names.get(label) ?? label })),
+    highlights: [],
+    actionItems: [],
+  };
 }

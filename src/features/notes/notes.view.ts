@@ -80,3 +80,33 @@ export function renderTranscript(segments: readonly { speaker: string; text: str
   // From the start of a run of spaces only: trying every position of a long run is quadratic.
   return segments.map((s) => `${s.speaker}: ${s.text.replace(/(?<!\s)\s*\n\s*/g, ' ').trim()}`).join('\n');
 }
+
+export type NoteDetail = ReturnType<typeof toNoteDetail>;
+
+/**
+ * A note's detail form as the JSON text of an answer: `JSON.stringify(detail)`, in bytes. When `transcriptJson`
+ * (the transcript as a JSON string literal, in UTF-8, made in the processing thread that prepared it) is given,
+ * those bytes stand in for `detail.transcript`, so the thread that answers serialises only the small fields.
+ * The caller passes it only for that very transcript.
+ */
+export function noteDetailJson(detail: NoteDetail, transcriptJson?: Uint8Array): Uint8Array<ArrayBuffer> {
+  if (!transcriptJson) return new TextEncoder().encode(JSON.stringify(detail));
+  const entries = Object.entries(detail);
+  const at = entries.findIndex(([key]) => key === 'transcript');
+  if (at < 0) return new TextEncoder().encode(JSON.stringify(detail));
+  // `{"id":…,"summary":…` then `"transcript":` and the literal, then `,"action_items":…}`: the same key order.
+  const before = JSON.stringify(Object.fromEntries(entries.slice(0, at))).slice(0, -1);
+  const after = JSON.stringify(Object.fromEntries(entries.slice(at + 1))).slice(1);
+  const parts = [
+    Buffer.from(`${before}${at > 0 ? ',' : ''}"transcript":`, 'utf8'),
+    transcriptJson,
+    Buffer.from(after === '}' ? after : `,${after}`, 'utf8'),
+  ];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
+  return out;
+}

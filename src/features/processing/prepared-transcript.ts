@@ -26,6 +26,12 @@ export interface PreparedTranscript {
   title: string;
   /** The latest end of any segment (0 without segments). */
   durationMs: number;
+  /**
+   * `rendered` as a JSON string literal in UTF-8, when a processing thread prepared the transcript: the answer
+   * that echoes the note splices these bytes in (`noteDetailJson`) instead of serialising and encoding megabytes
+   * on the request's thread.
+   */
+  renderedJson?: Uint8Array;
 }
 
 /** Packs segments (see PreparedTranscript). Linear in the transcript's size. */
@@ -69,9 +75,15 @@ export function prepareTranscript(segments: readonly TranscriptSegment[]): Prepa
   };
 }
 
-/** A transcript's text (`Label: text`, WebVTT, SRT) parsed and packed: what every thread that takes text runs. */
-export function prepareTranscriptText(text: string): PreparedTranscript {
-  return prepareTranscript(parseTranscript(text));
+/**
+ * A transcript's text (`Label: text`, WebVTT, SRT) parsed and packed: what every thread that takes text runs.
+ * With `json` (a processing thread), `renderedJson` too.
+ */
+export function prepareTranscriptText(text: string, options: { json?: boolean } = {}): PreparedTranscript {
+  const prepared = prepareTranscript(parseTranscript(text));
+  // TextEncoder's array owns its buffer (Buffer.from may share a pool), so it can be moved to another thread.
+  if (options.json) prepared.renderedJson = new TextEncoder().encode(JSON.stringify(prepared.rendered));
+  return prepared;
 }
 
 /** Segment i of a prepared transcript. */
@@ -86,5 +98,7 @@ export function segmentAt(p: PreparedTranscript, i: number): TranscriptSegment {
 
 /** The typed arrays of a prepared transcript, to move to another thread instead of copying them. */
 export function transferablesOf(p: PreparedTranscript): ArrayBuffer[] {
-  return [p.speaker.buffer, p.startMs.buffer, p.endMs.buffer, p.textEnds.buffer] as ArrayBuffer[];
+  const buffers = [p.speaker.buffer, p.startMs.buffer, p.endMs.buffer, p.textEnds.buffer];
+  if (p.renderedJson) buffers.push(p.renderedJson.buffer);
+  return buffers as ArrayBuffer[];
 }
