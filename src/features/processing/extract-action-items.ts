@@ -15,16 +15,16 @@ export interface ExtractedActionItem {
   due?: string;
 }
 
-/** Rules whose items the detector does not overrule (see `committed`). */
-const COMMITTED_RULES = new Set([
-  'explicit',
-  'owned-job',
-  'ask-someone-to',
-  'name-then-request',
-  'promise',
-  'promise-to-get-back',
-  'team-must',
-]);
+/**
+ * Rules that hand work to someone by name or role ("Maria, can you …", "I'll ask Bob to …", "the Industrial
+ * Designer is going to …"), or say "action item:": the detector never overrules them. They are rarely wrong on
+ * meetings the rules were not written from (on the six training sets 18 right, 2 wrong, both a word taken for a
+ * name), and the vector weights, trained on disfluent speech, score a plain "Maria, can you send the deck?" near
+ * 0.03.
+ */
+const NAMED_RULES = new Set(['explicit', 'owned-job', 'ask-someone-to', 'name-then-request', 'third-person']);
+/** Commitments: overruled only below their own, lower threshold (see `committed`). */
+const COMMITTED_RULES = new Set(['promise', 'promise-to-get-back', 'team-must']);
 
 export interface ExtractOptions {
   /**
@@ -110,7 +110,9 @@ export function extractActionItems(
     const p = scores?.[sentence.index];
     if (spoken && p !== undefined) {
       if (found.length && p < keepAt)
-        found = found.filter((m) => committed(m, sentence) && (p >= keepCommitted || dated(sentence)));
+        found = found.filter(
+          (m) => named(m) || (committed(m, sentence) && (p >= keepCommitted || dated(sentence))),
+        );
       else if (!found.length && p >= addAt)
         found = [detectedTask(spoken, sentences, speakers)].filter((m) => !!m);
     }
@@ -126,7 +128,11 @@ export function extractActionItems(
    * work named for a role), which is where the rules go wrong on meetings they were not written from.
    */
   function committed(m: Match, sentence: Sentence): boolean {
-    return COMMITTED_RULES.has(m.rule ?? 'explicit') || dated(sentence);
+    return named(m) || COMMITTED_RULES.has(m.rule ?? 'explicit') || dated(sentence);
+  }
+
+  function named(m: Match): boolean {
+    return NAMED_RULES.has(m.rule ?? 'explicit');
   }
 
   function dated(sentence: Sentence): boolean {
