@@ -2,6 +2,7 @@ import type { SpeakerDirectory } from './action-items/addressee.ts';
 import { detectedTask } from './action-items/detected-task.ts';
 import { type Detector, defaultDetector } from './action-items/detector.ts';
 import { matchSentence } from './action-items/rules.ts';
+import { scenarioOwner } from './action-items/scenario-roles.ts';
 import { type Match, withoutQuotes } from './action-items/task-text.ts';
 import { resolveDueDate } from './resolve-due-date.ts';
 import { contentWords, type Sentence, tokenize } from './sentences.ts';
@@ -148,7 +149,12 @@ export function extractActionItems(
     if (seen.has(key)) return;
     seen.add(key);
     const by = speakers.nameOf(sentence.speaker);
-    const assignee = found.assignee ?? (found.toYou ? lastOneLeft(by, sentence.segmentIndex) : undefined);
+    // An unnamed "you": the role whose work the task names in the AMI scenario, else the one left without work.
+    const assignee =
+      found.assignee ??
+      (found.toYou
+        ? (scenarioOwner(found.text, speakers, by) ?? lastOneLeft(by, sentence.segmentIndex))
+        : undefined);
     // The same request said twice ("interact more with Christine … you need to interact with Christine"):
     // one item, where it was first said.
     const words = new Set(contentWords(tokenize(found.text)));
