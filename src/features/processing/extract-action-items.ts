@@ -122,11 +122,12 @@ export function extractActionItems(
   return items;
 
   /**
-   * A task said as a commitment the detector does not overrule: a promise of the speaker's own ("I'll send …"),
-   * a request to someone by name ("Maria, can you …", "I'll ask Bob to …", "Maria's job is to …"), a team's
-   * obligation ("we need to …", "let's …"), an explicit "action item: …", or anything with a due date. The detector, trained on disfluent meeting
-   * speech, scores such plain sentences low; it judges the looser forms (team plans, unnamed "you", imperatives,
-   * work named for a role), which is where the rules go wrong on meetings they were not written from.
+   * A task said as a commitment, judged only below the commitment threshold (`keepCommitted`; words-only
+   * weights: never): work handed out by name (`named`, never judged), a promise of the speaker's own ("I'll send
+   * …"), a team's obligation ("we need to …", "let's …"), or anything with a due date (never dropped). The
+   * detector, trained on disfluent meeting speech, scores such plain sentences low; the looser forms (team plans,
+   * unnamed "you", imperatives, work named for a role) are where the rules go wrong on meetings they were not
+   * written from (decisions 32, 37, 43).
    */
   function committed(m: Match, sentence: Sentence): boolean {
     return named(m) || COMMITTED_RULES.has(m.rule ?? 'explicit') || dated(sentence);
