@@ -16,6 +16,7 @@ import {
   WORK_NOUN,
 } from '../../src/features/processing/action-items/lexicon.ts';
 import { matchClause, RULES, type Rule } from '../../src/features/processing/action-items/rules.ts';
+import { scenarioOwner } from '../../src/features/processing/action-items/scenario-roles.ts';
 import {
   endsWithWork,
   isTask,
@@ -24,8 +25,9 @@ import {
   withoutQuotes,
 } from '../../src/features/processing/action-items/task-text.ts';
 import { createSpeakerDirectory } from '../../src/features/processing/analyze-builtin.ts';
+import { extractActionItems } from '../../src/features/processing/extract-action-items.ts';
 import { splitSentences } from '../../src/features/processing/sentences.ts';
-import { PEOPLE, segments } from './analysis-fixtures.ts';
+import { MONDAY, PEOPLE, segments } from './analysis-fixtures.ts';
 
 const people = createSpeakerDirectory(PEOPLE);
 const roles = createSpeakerDirectory(
@@ -189,5 +191,38 @@ describe('action items: wording what the detector found', () => {
     });
     expect(detectedTask(all[2]!, all, people)).toEqual({ text: 'Start recording them next week' });
     expect(detectedTask(all[3]!, all, people)).toBeUndefined();
+  });
+});
+
+describe("action items: owners of the AMI scenario's work", () => {
+  it('gives the work only the scenario assigns to the one participant with that role, not the speaker', () => {
+    const pm = 'Project Manager';
+    expect(scenarioOwner('Work on the working design', roles, pm)).toBe('Industrial Designer');
+    expect(scenarioOwner('Do the components concept', roles, pm)).toBe('Industrial Designer');
+    expect(scenarioOwner('Work on the technical functions', roles, pm)).toBe('User Interface');
+    expect(scenarioOwner('Work on user interface', roles, pm)).toBe('User Interface');
+    expect(scenarioOwner('Keep watching the trends', roles, pm)).toBe('Marketing');
+    expect(scenarioOwner('Do the trend-watching', roles, pm)).toBe('Marketing');
+    // Two roles' work, shared work, the speaker's own, other work, a meeting without these roles: nobody.
+    expect(scenarioOwner('Do the look and feel and the user interface design', roles, pm)).toBeUndefined();
+    expect(scenarioOwner('Work together on the look and feel design', roles, pm)).toBeUndefined();
+    expect(scenarioOwner('Do the trend watching', roles, 'Marketing')).toBeUndefined();
+    expect(scenarioOwner('Send the minutes', roles, pm)).toBeUndefined();
+    expect(scenarioOwner('Work on the working design', people, 'Alice Chen')).toBeUndefined();
+  });
+
+  it('assigns an unnamed "you" in a round of work, and leaves a named one alone', () => {
+    const all = sentencesOf([
+      ['Project Manager', 'So you have to work on the working design.'],
+      ['Industrial Designer', 'Okay.'],
+      ['Project Manager', 'And you have to work on the technical functions.'],
+      ['Marketing', 'Mm-hmm.'],
+      ['Project Manager', 'Marketing, you will do the user interface design.'],
+    ]);
+    expect(extractActionItems(all, roles, MONDAY, { detector: null })).toEqual([
+      { text: 'Work on the working design', assignee: 'Industrial Designer' },
+      { text: 'Work on the technical functions', assignee: 'User Interface' },
+      { text: 'Do the user interface design', assignee: 'Marketing' },
+    ]);
   });
 });

@@ -111,6 +111,28 @@ describe('action items: vetoing commitments', () => {
     ]);
   });
 
+  it('never drops work handed to someone by name or role, however low it scores', () => {
+    const named = splitSentences(
+      segments([
+        ['Speaker 1', 'Maria, could you share the slides with the team?'],
+        ['Speaker 2', 'Maria is going to prepare the demo for the customer.'],
+        ['Speaker 3', "I'll send the minutes."],
+        ['Speaker 1', 'Or you need to get the user to plug it in.'],
+      ]),
+    );
+    const items = extractActionItems(named, speakers, MONDAY, {
+      scores: [0.001, 0.001, 0.001, 0.001],
+      thresholds: { keep: 0.5, add: 2, keepCommitted: 0.2 },
+    });
+    expect(items).toEqual([
+      { text: 'Share the slides with the team', assignee: 'Maria Lopez' },
+      { text: 'Prepare the demo for the customer', assignee: 'Maria Lopez' },
+    ]);
+    // "Or" opening a sentence is nobody's name: the request is to whoever is addressed, and judged.
+    const rulesAlone = extractActionItems(named, speakers, MONDAY, { detector: null });
+    expect(rulesAlone.at(-1)?.assignee).not.toBe('Or');
+  });
+
   it('judges sentences by the vector weights and their thresholds once vectors are given', () => {
     const base = { version: 1, features: FEATURES_VERSION, buckets: 1024, sparse: {} };
     const words = { ...base, bias: 5, keepThreshold: 0.5, addThreshold: 2 };

@@ -160,7 +160,7 @@ describe('analyzeTranscript: assignments and what is not a task', () => {
     ).toEqual([{ text: 'Work on keeping the buttons simple', assignee: 'User Interface' }]);
   });
 
-  it('lists several assignments of one turn, leaving the unnamed ones unassigned', () => {
+  it('lists several assignments of one turn, an unnamed one to the role the AMI scenario gives its work', () => {
     const items = roles([
       [
         'Project Manager',
@@ -168,8 +168,10 @@ describe('analyzeTranscript: assignments and what is not a task', () => {
       ],
       ['User Interface', 'Okay.'],
     ]);
+    // The first "you" is nobody the turn says: the working design is the Industrial Designer's in the AMI
+    // scenario (scenario-roles.ts); the second is whoever answered.
     expect(items).toEqual([
-      { text: 'Work on the working design' },
+      { text: 'Work on the working design', assignee: 'Industrial Designer' },
       { text: 'Work on the user requirements', assignee: 'User Interface' },
     ]);
   });

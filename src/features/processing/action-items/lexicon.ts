@@ -105,7 +105,7 @@ export const NOT_A_NAME = new Set(
     'canada wales members everybody anybody someone somebody nobody something when if where while because as ' +
     'once since after before unless whether how why can could would will shall should may might must do does ' +
     "did are is was were have has had let like wherever whoever whatever whenever however i'm i'll i've i'd " +
-    "we're we'll we've you're you'll it's that's there's"
+    "we're we'll we've you're you'll it's that's there's or nor yet for with to of in on at by from need"
   ).split(' '),
 );
 /** What is handed out as work when no verb says so: "the technical design", "the minutes", "the budget report". */
