@@ -27,6 +27,7 @@ import { loadMeeting, meetingNames } from '../ingest/qmsum.ts';
 import { childDatabase, childEnv, freePort, stopChild, waitForReady } from '../lib/child-server.ts';
 import { benchDeps } from '../search/setup.ts';
 import { adversarialTranscripts } from './adversarial.ts';
+import { type Latencies, percentile, readSteadily } from './steady-reader.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RATE = Number(process.env.BENCH_RATE ?? 50);
@@ -49,55 +50,6 @@ const DRAIN_MS = 600_000;
 
 function log(message: string) {
   process.stderr.write(`[bench] ${message}\n`);
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-interface Latencies {
-  count: number;
-  errors: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
-
-/** GET `url` every 1000/RATE ms (open loop: a slow answer does not delay the next request) for `seconds`. */
-async function readSteadily(url: string, key: string, seconds: number): Promise<Latencies> {
-  const times: number[] = [];
-  let errors = 0;
-  const pending: Promise<void>[] = [];
-  const interval = 1000 / RATE;
-  const started = performance.now();
-  for (let i = 0; i < seconds * RATE; i++) {
-    const due = started + i * interval;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    pending.push(
-      (async () => {
-        const t = performance.now();
-        try {
-          const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
-          await res.arrayBuffer();
-          if (res.status !== 200) errors++;
-          else times.push(performance.now() - t);
-        } catch {
-          errors++;
-        }
-      })(),
-    );
-  }
-  await Promise.all(pending);
-  times.sort((a, b) => a - b);
-  return {
-    count: times.length,
-    errors,
-    p50: percentile(times, 50),
-    p99: percentile(times, 99),
-    max: times.at(-1) ?? Number.NaN,
-  };
 }
 
 interface Item {
@@ -243,8 +195,8 @@ async function runDialect(dialect: Dialect): Promise<string> {
     }
 
     log(`${dialect}: idle: GET /v1/notes at ${RATE}/s for ${IDLE_SECONDS} s…`);
-    await readSteadily(listUrl, reader.liveKey, Math.min(3, IDLE_SECONDS));
-    const idle = await readSteadily(listUrl, reader.liveKey, IDLE_SECONDS);
+    await readSteadily(listUrl, reader.liveKey, Math.min(3, IDLE_SECONDS), RATE);
+    const idle = await readSteadily(listUrl, reader.liveKey, IDLE_SECONDS, RATE);
     log(
       `${dialect}: idle: p50 ${idle.p50.toFixed(1)} ms, p99 ${idle.p99.toFixed(1)} ms, max ${idle.max.toFixed(1)} ms`,
     );
@@ -277,7 +229,7 @@ async function runDialect(dialect: Dialect): Promise<string> {
         await new Promise((r) => setTimeout(r, 250));
       }
     })();
-    const loaded = await readSteadily(listUrl, reader.liveKey, INGEST_SECONDS);
+    const loaded = await readSteadily(listUrl, reader.liveKey, INGEST_SECONDS, RATE);
     stopIngest = true;
     await writer;
     log(
