@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/deps.ts';
@@ -11,6 +12,7 @@ import {
   segmentAt,
 } from '../../src/features/processing/prepared-transcript.ts';
 import { prepareInput } from '../../src/features/processing/store-transcript.ts';
+import { findRecordingByContent } from '../../src/features/recordings/recordings.service.ts';
 import { requestFingerprint } from '../../src/lib/request-fingerprint.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
@@ -94,7 +96,7 @@ describe('the answer that echoes a prepared transcript', () => {
         fc.boolean(),
         (text, title, tags, recording) => {
           // What a processing thread makes of a transcript text (control characters, quotes, emoji, …).
-          const prepared = prepareTranscriptText(`S1: x ${text}`, { json: true });
+          const prepared = prepareTranscriptText(`S1: x ${text}`, { request: true });
           const detail = detailOf({
             transcript: prepared.rendered,
             title,
@@ -237,6 +239,20 @@ for (const dialect of DIALECTS) {
       const replay = await h.request('POST', '/v1/notes', { key: t.liveKey, body, headers });
       expect(replay.status).toBe(202);
       expect(replay.text).toBe(res.text);
+    });
+
+    it('records a transcript recording with the size and SHA-256 of the text, taken in the thread', async () => {
+      const t = await h.tenant();
+      const transcript = Array.from({ length: 3_000 }, (_, i) => `S${i % 2}: “point” ${i} 🎉`).join('\n');
+      const res = await h.request('POST', '/v1/recordings', { key: t.liveKey, body: { transcript } });
+      expect(res.status).toBe(202);
+      const got = await h.request('GET', `/v1/recordings/${res.body.recording_id}`, { key: t.liveKey });
+      expect(got.body.size_bytes).toBe(Buffer.byteLength(transcript));
+      const actor = { accountId: t.accountId, mode: 'live' as const, scopes: new Set<never>(), keyId: 'k' };
+      const sha256 = createHash('sha256').update(transcript).digest('hex');
+      expect(await findRecordingByContent(h.deps, actor, sha256)).toMatchObject({
+        id: res.body.recording_id,
+      });
     });
   });
 }

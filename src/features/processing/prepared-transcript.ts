@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { renderTranscript } from '../notes/notes.view.ts';
 import { provisionalTitle } from '../notes/provisional-title.ts';
 import { parseTranscript, type TranscriptSegment } from './parse-transcript.ts';
@@ -32,6 +33,11 @@ export interface PreparedTranscript {
    * on the request's thread.
    */
   renderedJson?: Uint8Array;
+  /**
+   * The transcript text's size in UTF-8 and its SHA-256 (hex), when a processing thread prepared it from a
+   * request's body: what a recording made from it records, without encoding and hashing megabytes again.
+   */
+  source?: { bytes: number; sha256: string };
 }
 
 /** Packs segments (see PreparedTranscript). Linear in the transcript's size. */
@@ -77,12 +83,16 @@ export function prepareTranscript(segments: readonly TranscriptSegment[]): Prepa
 
 /**
  * A transcript's text (`Label: text`, WebVTT, SRT) parsed and packed: what every thread that takes text runs.
- * With `json` (a processing thread), `renderedJson` too.
+ * With `request` (the processing thread that reads a request's body), `renderedJson` and `source` too.
  */
-export function prepareTranscriptText(text: string, options: { json?: boolean } = {}): PreparedTranscript {
+export function prepareTranscriptText(text: string, options: { request?: boolean } = {}): PreparedTranscript {
   const prepared = prepareTranscript(parseTranscript(text));
-  // TextEncoder's array owns its buffer (Buffer.from may share a pool), so it can be moved to another thread.
-  if (options.json) prepared.renderedJson = new TextEncoder().encode(JSON.stringify(prepared.rendered));
+  if (options.request) {
+    // TextEncoder's array owns its buffer (Buffer.from may share a pool), so it can be moved to another thread.
+    prepared.renderedJson = new TextEncoder().encode(JSON.stringify(prepared.rendered));
+    const bytes = Buffer.from(text, 'utf8');
+    prepared.source = { bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
+  }
   return prepared;
 }
 

@@ -59,12 +59,16 @@ export function transcriptContentType(input: TranscriptInput): string {
   return 'text/plain';
 }
 
-/** The bytes a transcript input was given as (for size and content hash of its recording). */
-export function transcriptBytes(input: TranscriptInput): Buffer {
-  return Buffer.from(input.transcript ?? JSON.stringify(input.segments ?? []), 'utf8');
+/**
+ * Size and SHA-256 of the bytes a transcript input was given as (its recording's size and content hash); a
+ * transcript text prepared in a processing thread has them already (`PreparedTranscript.source`).
+ */
+export function transcriptDigest(input: TranscriptInput): { bytes: number; sha256: string } {
+  const bytes = Buffer.from(input.transcript ?? JSON.stringify(input.segments ?? []), 'utf8');
+  return { bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
 }
 
-export function sha256Hex(bytes: Buffer | string): string {
+function sha256Hex(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 

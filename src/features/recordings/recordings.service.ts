@@ -20,9 +20,8 @@ import {
   insertTranscript,
   type PreparedFrom,
   prepareInput,
-  sha256Hex,
-  transcriptBytes,
   transcriptContentType,
+  transcriptDigest,
 } from '../processing/store-transcript.ts';
 import { audioKey, createAudioStorage } from '../storage/audio-storage.ts';
 import { parseRange } from './byte-range.ts';
@@ -114,15 +113,15 @@ export async function createRecordingFromTranscript(
   } = {},
 ): Promise<RecordingAccepted> {
   const transcript = await prepareInput(deps, input, source.prepared);
-  const bytes = transcriptBytes(input);
+  const digest = transcript.source ?? transcriptDigest(input);
   const createdAt = input.created_at ?? nowIso();
   const recording = recordingRow(actor, {
     content_type: transcriptContentType(input),
-    size_bytes: bytes.length,
+    size_bytes: digest.bytes,
     duration_seconds: input.duration_seconds ?? Math.ceil(transcript.durationMs / 1000),
     storage_key: null,
     created_at: createdAt,
-    content_sha256: source.sha256 ?? sha256Hex(bytes),
+    content_sha256: source.sha256 ?? digest.sha256,
   });
   const note = noteRow(actor, recording, {
     title: input.title,

@@ -71,7 +71,7 @@ export default async function runProcessingTask(task: ProcessingTask): Promise<P
         if (transcriptLimit === undefined || typeof transcript !== 'string') return { ok: true, value: body };
         if (Buffer.byteLength(transcript, 'utf8') > transcriptLimit) return { ok: true, value: body };
         try {
-          body.prepared = prepareTranscriptText(transcript, { json: true });
+          body.prepared = prepareTranscriptText(transcript, { request: true });
         } catch (err) {
           // The service prepares it again and answers the error, after the body's validation as always.
           if (err instanceof AppError) return { ok: true, value: body };
