@@ -57,6 +57,21 @@ describe('action items: commitments', () => {
   });
 });
 
+describe('action items: promises to try', () => {
+  it('reads "I\'ll see if I can …" as a promise, a relative "if I can" still not', () => {
+    expect(
+      people([
+        ['Speaker 1', "I'll see if I can get hold of the legal department for the next meeting."],
+        ['Speaker 2', 'Let me see whether I can book the room.'],
+      ]),
+    ).toEqual([
+      { text: 'Get hold of the legal department for the next meeting', assignee: 'Alice Chen' },
+      { text: 'Book the room', assignee: 'Bob Smith' },
+    ]);
+    expect(people([['Speaker 1', 'We never know if I can book the room in time.']])).toEqual([]);
+  });
+});
+
 describe('action items: requests and assignments', () => {
   it('reads "I\'d like you to …", "make sure you …", "don\'t forget to …" and "I want Maria to …"', () => {
     expect(

@@ -179,9 +179,17 @@ const gapped = (tail: string, who: string, speakers: SpeakerDirectory) => {
   const found = withGapped(tail, who, speakers);
   return found.length ? found : undefined;
 };
-/** A promise by the speaker, unless a relative clause describes it ("… that I can tell …"). */
-const promise: Rule['build'] = (m, { text, speaker }) =>
-  RELATIVE_BEFORE.test(text.slice(0, m.index)) ? undefined : some(toMatch(m[1]!, speaker));
+/**
+ * A promise by the speaker, unless a relative clause describes it ("… that I can tell …"); "I'll see if I can get
+ * hold of them" is the speaker's promise to try, not a relative clause.
+ */
+const promise: Rule['build'] = (m, { text, speaker }) => {
+  const before = text.slice(0, m.index);
+  return RELATIVE_BEFORE.test(before) && !TRY_TO.test(before) ? undefined : some(toMatch(m[1]!, speaker));
+};
+/** "I'll see if …", "let me see whether …", "I'm going to try and see if …": before "I can …", a promise to try. */
+const TRY_TO =
+  /\b(?:i'll|i will|let me|i'm going to|i'm gonna|i am going to)\s+(?:just\s+|try and\s+|try to\s+)?see\s+(?:if|whether)\b/i;
 
 export const RULES: readonly Rule[] = [
   { name: 'meeting-talk', pattern: IN_MEETING, build: () => [] },
