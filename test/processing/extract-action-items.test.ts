@@ -72,6 +72,39 @@ describe('action items: promises to try', () => {
   });
 });
 
+describe('action items: duties and suggestions', () => {
+  it('reads "you\'re supposed to …" and "I\'m supposed to …" as work handed out, "keep …ing" as work', () => {
+    expect(
+      roles([
+        ['Project Manager', "I'm supposed to write the minutes."],
+        ['Industrial Designer', "And you're supposed to keep watching the trends."],
+      ]),
+    ).toEqual([
+      { text: 'Write the minutes', assignee: 'Project Manager' },
+      { text: 'Keep watching the trends', assignee: 'Marketing' },
+    ]);
+    // A duty with no work ("keep it simple", "be there") is no task.
+    expect(
+      roles([['Project Manager', "You're supposed to keep it simple. I'm supposed to be there."]]),
+    ).toEqual([]);
+  });
+
+  it('reads "why don\'t you …?" as a request to the one who answers, not any "why don\'t you"', () => {
+    expect(
+      people([
+        ['Speaker 1', "Why don't you also copy Jane on the note?"],
+        ['Speaker 2', 'Sure.'],
+      ]),
+    ).toEqual([{ text: 'Copy Jane on the note', assignee: 'Bob Smith' }]);
+    expect(
+      people([
+        ['Speaker 1', "Why don't you like the design? Why don't you copy it?"],
+        ['Speaker 2', 'It is too big.'],
+      ]),
+    ).toEqual([]);
+  });
+});
+
 describe('action items: requests and assignments', () => {
   it('reads "I\'d like you to …", "make sure you …", "don\'t forget to …" and "I want Maria to …"', () => {
     expect(

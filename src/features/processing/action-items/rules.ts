@@ -69,7 +69,7 @@ const OWNED_JOB = new RegExp(
 );
 // "I'll …", "I will …", "I'm going to …", "I need to …"
 const SELF =
-  /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i need to|i have to|i've got to|i can|i shall|i (?:still|also|just|really|probably|definitely|actually|certainly) (?:need to|have to|must|will|should|want to|plan to)|i should|i'd better|i ought to|i plan to|i'm planning to|i intend to|i(?:'d| would) be happy to|i'm happy to|i am happy to|i volunteer to|i promise to|i'll make sure to),?\s+(?=(.+)$)/gi;
+  /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i need to|i have to|i've got to|i can|i shall|i (?:still|also|just|really|probably|definitely|actually|certainly) (?:need to|have to|must|will|should|want to|plan to)|i should|i'd better|i ought to|i plan to|i'm planning to|i intend to|i(?:'d| would) be happy to|i'm happy to|i am happy to|i'm supposed to|i am supposed to|i volunteer to|i promise to|i'll make sure to),?\s+(?=(.+)$)/gi;
 // "I'll ask the Industrial Designer to …", "I will ask Maria to …"
 const ASK_TO = new RegExp(
   String.raw`\b(?:[Ii](?:'ll| will| would like to| want to|'d like to| am going to|'m going to)?|[Ww]e(?:'ll| will)?)\s+(?:just\s+)?(?:ask|want|need|expect|would like|'d like)\s+(?:the\s+|our\s+)?${PHRASE}\s*to\s+(.+)$`,
@@ -87,7 +87,7 @@ const REQUEST =
   /\b(?:(?:can|could|would|will)\s+you|would\s+you\s+mind|if\s+you\s+could|are\s+you\s+(?:going to|gonna))\s+(.+)$/i;
 // "you're going to …", "you will …", "you need to …": an assignment to whoever is addressed.
 const ASSIGNMENT =
-  /(?:^|[,;]\s*|\b(?:and|so|okay|um|uh)\s+)(?:(?:basically|really|actually|also|just|then|now|maybe|probably|definitely)\s+)*(?:you(?:'re| are)\s+(?:going to|gonna)|you(?:'ll| will)(?:\s+(?:need|have) to)?(?!\s+be\b)|you\s+(?:need|have) to|you\s+(?:should|can|could))\s+(.+)$/i;
+  /(?:^|[,;]\s*|\b(?:and|so|okay|um|uh)\s+)(?:(?:basically|really|actually|also|just|then|now|maybe|probably|definitely)\s+)*(?:you(?:'re| are)\s+(?:going to|gonna|supposed to)|you(?:'ll| will)(?:\s+(?:need|have) to)?(?!\s+be\b)|you\s+(?:need|have) to|you\s+(?:should|can|could))\s+(.+)$/i;
 // "make sure you update the ticket": an instruction to whoever is addressed.
 const MAKE_SURE_YOU = /\bmake sure (?:that )?you\s+(?!(?:are|were|have|had|know|don't)\b)(.+)$/i;
 // "let me check with legal and get back to you": "let me" is usually the meeting, but not with a promise to reply.
@@ -147,7 +147,7 @@ const VOLUNTEER =
   /(?:^|[,;]\s*|\b(?:so|and|okay|ok|now|then|um|uh)\s+)(?:who(?:'s| is)?\s+(?:going to|gonna|will|can|wants to|would like to|'ll)|(?:can|could|would)\s+(?:someone|somebody|anyone|anybody))\s+(.+?)\??$/i;
 // "I'd like you to …", "I need you to …", "don't forget to …": a request to whoever is addressed.
 const WANT_YOU =
-  /\b(?:i(?:'d| would) like you to|i want you to|i need you to|(?:(?:i(?:'d| would) like to|i want to|i'll|i will|can i|could i|let me)\s+)?ask you to|(?:your|his|her) (?:job|task|homework|assignment) (?:is|will be) to|don't forget to|do not forget to|remember to|be sure to|i (?:would )?(?:encourage|suggest|recommend|advise) you to)\s+(.+)$/i;
+  /\b(?:i(?:'d| would) like you to|i want you to|i need you to|(?:(?:i(?:'d| would) like to|i want to|i'll|i will|can i|could i|let me)\s+)?ask you to|(?:your|his|her) (?:job|task|homework|assignment) (?:is|will be) to|why don't you|why do not you|don't forget to|do not forget to|remember to|be sure to|i (?:would )?(?:encourage|suggest|recommend|advise) you to)\s+(.+)$/i;
 // "So check out the corporate website": an imperative at the start of a clause.
 const IMPERATIVE =
   /^(?:(?:so|and|okay|ok|then|also|just|now|please|um|uh|maybe|for (?:the |our )?next (?:meeting|time|week))[,\s]+)*(.+)$/i;
