@@ -72,6 +72,35 @@ describe('action items: promises to try', () => {
   });
 });
 
+describe('action items: joint promises and polite requests', () => {
+  it('gives a promise made with a partner ("Pedro and I can …") no one owner, also after a false start', () => {
+    expect(
+      people([
+        [
+          'Speaker 1',
+          'I can look into ho well Pedro and I can look into how much this might increase our costs.',
+        ],
+        ['Speaker 2', 'Okay and I will send the deck.'],
+      ]),
+    ).toEqual([
+      { text: 'Look into how much this might increase our costs' },
+      { text: 'Send the deck', assignee: 'Bob Smith' },
+    ]);
+  });
+
+  it('reads "if you could …" opening a clause as a request, not a condition', () => {
+    expect(
+      people([
+        ['Speaker 1', 'So if you could draft the budget for the offsite.'],
+        ['Speaker 2', 'Sure, will do.'],
+      ]),
+    ).toEqual([{ text: 'Draft the budget for the offsite', assignee: 'Bob Smith' }]);
+    expect(people([['Speaker 1', 'It works better when if you could draft the budget it is done.']])).toEqual(
+      [],
+    );
+  });
+});
+
 describe('action items: duties and suggestions', () => {
   it('reads "you\'re supposed to …" and "I\'m supposed to …" as work handed out, "keep …ing" as work', () => {
     expect(

@@ -183,10 +183,22 @@ const gapped = (tail: string, who: string, speakers: SpeakerDirectory) => {
  * A promise by the speaker, unless a relative clause describes it ("… that I can tell …"); "I'll see if I can get
  * hold of them" is the speaker's promise to try, not a relative clause.
  */
-const promise: Rule['build'] = (m, { text, speaker }) => {
+const promise: Rule['build'] = (m, { text, speaker, speakers }) => {
   const before = text.slice(0, m.index);
-  return RELATIVE_BEFORE.test(before) && !TRY_TO.test(before) ? undefined : some(toMatch(m[1]!, speaker));
+  if (RELATIVE_BEFORE.test(before) && !TRY_TO.test(before)) return undefined;
+  // "I can look into ho well Pedro and I can look into …": the speaker starts again with a partner; the later
+  // promise is the one meant.
+  const restart = JOINT_RESTART.exec(m[1]!);
+  if (restart && isPerson(restart[1]!, speakers)) return undefined;
+  // "Pedro and I can look into …": two people, no one owner.
+  const joint = JOINT_BEFORE.exec(before);
+  return some(toMatch(m[1]!, joint && isPerson(joint[1]!, speakers) ? undefined : speaker));
 };
+/** A partner said just before the speaker's own promise: "Pedro and I will …". */
+const JOINT_BEFORE = /\b(\p{Lu}[\p{L}'-]*)\s+and\s*$/u;
+/** The same, later in what was promised: the speaker starting again with a partner. */
+const JOINT_RESTART =
+  /\s(\p{Lu}[\p{L}'-]*)\s+and\s+I\s+(?:can|could|will|'ll|would|should|am going to|'m going to)\b/u;
 /** "I'll see if …", "let me see whether …", "I'm going to try and see if …": before "I can …", a promise to try. */
 const TRY_TO =
   /\b(?:i'll|i will|let me|i'm going to|i'm gonna|i am going to)\s+(?:just\s+|try and\s+|try to\s+)?see\s+(?:if|whether)\b/i;
@@ -475,6 +487,8 @@ export function clausesOf(text: string): string[] {
     .map((c) => c.trim())
     .filter(Boolean);
 }
+/** Nothing but fillers before a clause's "if you could …". */
+const POLITE_OPENING = /^(?:(?:so|and|okay|ok|now|then|well|maybe|um|uh|alright)[,\s]+)*$/i;
 /**
  * "You can find them easily" after "when …" or "so that …" is anyone at all, not an assignment; so is "you
  * can't …, you can select …", someone explaining how a thing works.
@@ -482,6 +496,8 @@ export function clausesOf(text: string): string[] {
 function isGenericYou(clause: string, request: RegExpExecArray): boolean {
   if (!/\byou\s+(?:can|could)\s*$/i.test(request[0].slice(0, request[0].length - request[1]!.length)))
     return false;
+  // "If you could maybe come up with some shapes": a polite request when it opens the clause.
+  if (/^if\s/i.test(request[0]) && POLITE_OPENING.test(clause.slice(0, request.index))) return false;
   const before = clause.slice(0, request.index + Math.max(0, request[0].search(/\byou\b/i)));
   return (
     /\b(?:when|whenever|if|so that|once|where|then|because|'cause)\b/i.test(before) ||
