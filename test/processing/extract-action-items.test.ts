@@ -101,6 +101,26 @@ describe('action items: joint promises and polite requests', () => {
   });
 });
 
+describe('action items: work handed out in the present tense', () => {
+  it('reads "so you do …" opening a clause as an assignment when work follows', () => {
+    expect(
+      people([
+        ['Speaker 1', 'So you do the looking around at other vendors.'],
+        ['Speaker 2', 'Sure.'],
+      ]),
+    ).toEqual([{ text: 'Do the looking around at other vendors', assignee: 'Bob Smith' }]);
+  });
+
+  it('lets the clause go on when no work follows "you"', () => {
+    expect(
+      people([
+        ['Speaker 1', 'And, you know, they should also email Hynek. So you look tired.'],
+        ['Speaker 2', 'Yeah.'],
+      ]),
+    ).toEqual([{ text: 'Email Hynek' }]);
+  });
+});
+
 describe('action items: duties and suggestions', () => {
   it('reads "you\'re supposed to …" and "I\'m supposed to …" as work handed out, "keep …ing" as work', () => {
     expect(

@@ -88,6 +88,12 @@ const REQUEST =
 // "you're going to …", "you will …", "you need to …": an assignment to whoever is addressed.
 const ASSIGNMENT =
   /(?:^|[,;]\s*|\b(?:and|so|okay|um|uh)\s+)(?:(?:basically|really|actually|also|just|then|now|maybe|probably|definitely)\s+)*(?:you(?:'re| are)\s+(?:going to|gonna|supposed to)|you(?:'ll| will)(?:\s+(?:need|have) to)?(?!\s+be\b)|you\s+(?:need|have) to|you\s+(?:should|can|could))\s+(.+)$/i;
+/**
+ * "So you do the looking around at other remote controls", "and you look at competition": work handed out in the
+ * present tense, at the start of a clause; the task verb decides (`toMatch`), so "you know", "you see" are none.
+ */
+const YOU_DO =
+  /^(?:(?:so|and|then|now|okay|ok|um|uh|also|right)[,\s]+)*you\s+(?!(?:guys|all|two|both)\b)(.+)$/i;
 // "make sure you update the ticket": an instruction to whoever is addressed.
 const MAKE_SURE_YOU = /\bmake sure (?:that )?you\s+(?!(?:are|were|have|had|know|don't)\b)(.+)$/i;
 // "let me check with legal and get back to you": "let me" is usually the meeting, but not with a promise to reply.
@@ -263,6 +269,8 @@ export const RULES: readonly Rule[] = [
     build: (m, context) =>
       !context.where.question && isGenericYou(context.text, m) ? undefined : one(requestTo(m, context)),
   },
+  // "so you do the looking around …": only when what follows is work ("you know, they should …" goes on).
+  { name: 'you-do', pattern: YOU_DO, build: (m, context) => some(requestTo(m, context)) },
   {
     name: 'who-volunteers',
     pattern: VOLUNTEER,
