@@ -101,6 +101,37 @@ describe('action items: joint promises and polite requests', () => {
   });
 });
 
+describe('action items: what "that" is', () => {
+  it('says which question "I\'ll get back to you on that" answers', () => {
+    expect(
+      people([
+        ['Speaker 2', 'Is it just a television remote?'],
+        ['Speaker 3', 'Mm.'],
+        ['Speaker 1', "I'll get back to you on that."],
+        ['Speaker 2', 'Who else should contribute to the plan?'],
+        ['Speaker 3', "Okay, I'll get back to you on that."],
+      ]),
+    ).toEqual([
+      { text: 'Get back to you on whether is it just a television remote', assignee: 'Alice Chen' },
+      { text: 'Get back to you on who else should contribute to the plan', assignee: 'Maria Lopez' },
+    ]);
+  });
+
+  it('leaves "get back to you on that" as said when no question was asked just before', () => {
+    expect(
+      people([
+        ['Speaker 2', 'Can we afford it?'],
+        ['Speaker 3', 'The costs are high.'],
+        ['Speaker 2', 'We have the numbers.'],
+        ['Speaker 3', 'They are in the report.'],
+        ['Speaker 2', 'And the budget is set.'],
+        ['Speaker 3', 'Right.'],
+        ['Speaker 1', "I'll get back to you on that."],
+      ]),
+    ).toEqual([{ text: 'Get back to you on that', assignee: 'Alice Chen' }]);
+  });
+});
+
 describe('action items: work handed out in the present tense', () => {
   it('reads "so you do …" opening a clause as an assignment when work follows', () => {
     expect(

@@ -189,7 +189,7 @@ const gapped = (tail: string, who: string, speakers: SpeakerDirectory) => {
  * A promise by the speaker, unless a relative clause describes it ("… that I can tell …"); "I'll see if I can get
  * hold of them" is the speaker's promise to try, not a relative clause.
  */
-const promise: Rule['build'] = (m, { text, speaker, speakers }) => {
+const promise: Rule['build'] = (m, { text, speaker, speakers, sentence, all }) => {
   const before = text.slice(0, m.index);
   if (RELATIVE_BEFORE.test(before) && !TRY_TO.test(before)) return undefined;
   // "I can look into ho well Pedro and I can look into …": the speaker starts again with a partner; the later
@@ -198,8 +198,38 @@ const promise: Rule['build'] = (m, { text, speaker, speakers }) => {
   if (restart && isPerson(restart[1]!, speakers)) return undefined;
   // "Pedro and I can look into …": two people, no one owner.
   const joint = JOINT_BEFORE.exec(before);
-  return some(toMatch(m[1]!, joint && isPerson(joint[1]!, speakers) ? undefined : speaker));
+  const found = toMatch(m[1]!, joint && isPerson(joint[1]!, speakers) ? undefined : speaker);
+  return some(found && withOpenQuestion(found, sentence, all));
 };
+/** "I'll get back to you on that": what "that" is, the question asked just before, says what the task is. */
+const GET_BACK_ON_THAT =
+  /^(get back to (?:you|him|her|them|us|everyone|everybody))(?: (?:on|about))? (?:that|this|it)$/i;
+/**
+ * "Is it just a television remote?" — "I'll get back to you on that": the task is answering the question, so the
+ * item says it ("Get back to you on whether is it just a television remote"). The question is the last sentence
+ * asked (ending "?") within the few turns before, by anyone; without one the item stays as said.
+ */
+function withOpenQuestion(found: Match, sentence: Sentence, all: readonly Sentence[]): Match {
+  const said = GET_BACK_ON_THAT.exec(found.text);
+  if (!said) return found;
+  for (let i = sentence.index - 1; i >= 0 && sentence.segmentIndex - all[i]!.segmentIndex <= 4; i--) {
+    const asked = all[i]!.text;
+    if (!asked.endsWith('?')) continue;
+    const question = asked
+      .replace(/[?\s]+$/, '')
+      .replace(/^(?:(?:so|and|or|but|uh|um|okay|well|then)[,\s]+)*/i, '')
+      // "Is it …", "Who else …": the question's first word, not a name, in lower case.
+      .replace(
+        /^(?:Is|Are|Was|Were|Do|Does|Did|Can|Could|Will|Would|Should|Shall|Have|Has|Who|What|When|Where|Which|How|Why|Whether|If)\b/,
+        (w) => w.toLowerCase(),
+      );
+    const words = question.split(/\s+/).length;
+    if (words < 3 || words > 25) return found;
+    const on = /^(?:who|what|when|where|which|how|why|whether|if)\b/i.test(question) ? 'on' : 'on whether';
+    return { ...found, text: `${said[1]} ${on} ${question}` };
+  }
+  return found;
+}
 /** A partner said just before the speaker's own promise: "Pedro and I will …". */
 const JOINT_BEFORE = /\b(\p{Lu}[\p{L}'-]*)\s+and\s*$/u;
 /** The same, later in what was promised: the speaker starting again with a partner. */
