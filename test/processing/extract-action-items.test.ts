@@ -152,6 +152,33 @@ describe('action items: work handed out in the present tense', () => {
   });
 });
 
+describe('action items: a round of AMI work read as one list', () => {
+  it('splits a list of work that belongs to different AMI roles, one item per owner', () => {
+    expect(
+      roles([
+        [
+          'Industrial Designer',
+          "So I'm supposed to do the components concept, supposed to work on the user interface concept.",
+        ],
+      ]),
+    ).toEqual([
+      { text: 'Do the components concept', assignee: 'Industrial Designer' },
+      { text: 'Work on the user interface concept', assignee: 'User Interface' },
+    ]);
+  });
+
+  it("keeps a list of one role's work, or of no role's, as one item", () => {
+    expect(
+      roles([['Industrial Designer', "I'll do the components concept, and the working design."]]),
+    ).toEqual([
+      { text: 'Do the components concept, and the working design', assignee: 'Industrial Designer' },
+    ]);
+    expect(people([['Speaker 1', "I'll do the components concept, the user interface concept."]])).toEqual([
+      { text: 'Do the components concept, the user interface concept', assignee: 'Alice Chen' },
+    ]);
+  });
+});
+
 describe('action items: duties and suggestions', () => {
   it('reads "you\'re supposed to …" and "I\'m supposed to …" as work handed out, "keep …ing" as work', () => {
     expect(
