@@ -167,6 +167,26 @@ describe('action items: a round of AMI work read as one list', () => {
     ]);
   });
 
+  it('reads "you each have things to do: …" as work handed out, split by owner', () => {
+    expect(
+      roles([
+        [
+          'Project Manager',
+          'So you each have things to do, look and feel design, user interface design, product evaluation.',
+        ],
+      ]),
+    ).toEqual([
+      { text: 'Do the look and feel design', assignee: 'Industrial Designer' },
+      { text: 'Do the user interface design', assignee: 'User Interface' },
+      { text: 'Do the product evaluation', assignee: 'Marketing' },
+    ]);
+    expect(people([['Speaker 1', 'Everybody has things to do, the budget report.']])).toEqual([
+      { text: 'Do the budget report' },
+    ]);
+    // Talk about having work is no list of it.
+    expect(people([['Speaker 1', 'Everybody has work to do these days, honestly.']])).toEqual([]);
+  });
+
   it("keeps a list of one role's work, or of no role's, as one item", () => {
     expect(
       roles([['Industrial Designer', "I'll do the components concept, and the working design."]]),

@@ -155,7 +155,8 @@ export function extractActionItems(
         allowAnyVerb: true,
       });
       if (!part) return [];
-      const worded = i > 0 && !isTask(part.text) && verb ? `${verb} ${text}` : part.text;
+      const the = /^(?:the|a|an|some|your|my|our|their)\s/i.test(text) ? '' : 'the ';
+      const worded = i > 0 && !isTask(part.text) && verb ? `${verb} ${the}${text}` : part.text;
       return [{ ...match, ...part, text: worded.charAt(0).toUpperCase() + worded.slice(1), assignee: owner }];
     });
   }

@@ -88,6 +88,9 @@ const REQUEST =
 // "you're going to …", "you will …", "you need to …": an assignment to whoever is addressed.
 const ASSIGNMENT =
   /(?:^|[,;]\s*|\b(?:and|so|okay|um|uh)\s+)(?:(?:basically|really|actually|also|just|then|now|maybe|probably|definitely)\s+)*(?:you(?:'re| are)\s+(?:going to|gonna|supposed to)|you(?:'ll| will)(?:\s+(?:need|have) to)?(?!\s+be\b)|you\s+(?:need|have) to|you\s+(?:should|can|could))\s+(.+)$/i;
+/** "you each have things to do: the look and feel design, …": work handed to everyone, listed after it. */
+const EACH_HAS =
+  /\b(?:you each|each of you|everybody|everyone)\s+(?:has|have|gets?|has got|have got)\s+(?:(?:some|a few|your own)\s+)?(?:things|work|tasks?|jobs?|homework)(?:\s+to do)?\s*[,:]\s*(.+)$/i;
 /**
  * "So you do the looking around at other remote controls", "and you look at competition": work handed out in the
  * present tense, at the start of a clause; the task verb decides (`toMatch`), so "you know", "you see" are none.
@@ -298,6 +301,17 @@ export const RULES: readonly Rule[] = [
     pattern: [REQUEST, ASSIGNMENT, MAKE_SURE_YOU, WANT_YOU, PLEASE],
     build: (m, context) =>
       !context.where.question && isGenericYou(context.text, m) ? undefined : one(requestTo(m, context)),
+  },
+  {
+    // The list is split by owner where the AMI scenario names one (`scenarioRound`); otherwise it is one item.
+    name: 'each-has',
+    pattern: EACH_HAS,
+    build: (m) =>
+      some(
+        toMatch(/^(?:the|a|an|some|your)\s/i.test(m[1]!) ? `do ${m[1]}` : `do the ${m[1]}`, undefined, {
+          allowAnyVerb: true,
+        }),
+      ),
   },
   // "so you do the looking around …": only when what follows is work ("you know, they should …" goes on).
   { name: 'you-do', pattern: YOU_DO, build: (m, context) => some(requestTo(m, context)) },
