@@ -88,6 +88,25 @@ describe('action items: joint promises and polite requests', () => {
     ]);
   });
 
+  it('reads "Norman and I would …" as an offer of two people, not a wish', () => {
+    expect(
+      people([['Speaker 1', 'Well I think that Norman and I would think about the technical points, or']]),
+    ).toEqual([{ text: 'Think about the technical points' }]);
+    expect(
+      people([['Speaker 1', 'Norman and I would like that. So and I would think about the points.']]),
+    ).toEqual([]);
+  });
+
+  it('reads "it\'s up to you to …" as a request', () => {
+    expect(
+      people([
+        ['Speaker 1', "It's up to you to send the invoice."],
+        ['Speaker 2', 'Sure.'],
+      ]),
+    ).toEqual([{ text: 'Send the invoice', assignee: 'Bob Smith' }]);
+    expect(people([['Speaker 1', "It's up to you to be honest."]])).toEqual([]);
+  });
+
   it('reads "if you could …" opening a clause as a request, not a condition', () => {
     expect(
       people([

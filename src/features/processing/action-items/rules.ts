@@ -88,6 +88,9 @@ const REQUEST =
 // "you're going to …", "you will …", "you need to …": an assignment to whoever is addressed.
 const ASSIGNMENT =
   /(?:^|[,;]\s*|\b(?:and|so|okay|um|uh)\s+)(?:(?:basically|really|actually|also|just|then|now|maybe|probably|definitely)\s+)*(?:you(?:'re| are)\s+(?:going to|gonna|supposed to)|you(?:'ll| will)(?:\s+(?:need|have) to)?(?!\s+be\b)|you\s+(?:need|have) to|you\s+(?:should|can|could))\s+(.+)$/i;
+/** "Norman and I would think about …": the speaker and a partner offer to take work on; no one owner. */
+const JOINT_OFFER =
+  /(?:^|[,;]\s*|\b(?:that|so|and|then|well|maybe)\s+)(\p{Lu}[\p{L}'-]*)\s+and\s+I\s+(?:would|could|should|might)\s+(.+)$/u;
 /** "you each have things to do: the look and feel design, …": work handed to everyone, listed after it. */
 const EACH_HAS =
   /\b(?:you each|each of you|everybody|everyone)\s+(?:has|have|gets?|has got|have got)\s+(?:(?:some|a few|your own)\s+)?(?:things|work|tasks?|jobs?|homework)(?:\s+to do)?\s*[,:]\s*(.+)$/i;
@@ -156,7 +159,7 @@ const VOLUNTEER =
   /(?:^|[,;]\s*|\b(?:so|and|okay|ok|now|then|um|uh)\s+)(?:who(?:'s| is)?\s+(?:going to|gonna|will|can|wants to|would like to|'ll)|(?:can|could|would)\s+(?:someone|somebody|anyone|anybody))\s+(.+?)\??$/i;
 // "I'd like you to …", "I need you to …", "don't forget to …": a request to whoever is addressed.
 const WANT_YOU =
-  /\b(?:i(?:'d| would) like you to|i want you to|i need you to|(?:(?:i(?:'d| would) like to|i want to|i'll|i will|can i|could i|let me)\s+)?ask you to|(?:your|his|her) (?:job|task|homework|assignment) (?:is|will be) to|why don't you|why do not you|don't forget to|do not forget to|remember to|be sure to|i (?:would )?(?:encourage|suggest|recommend|advise) you to)\s+(.+)$/i;
+  /\b(?:i(?:'d| would) like you to|i want you to|i need you to|(?:(?:i(?:'d| would) like to|i want to|i'll|i will|can i|could i|let me)\s+)?ask you to|(?:your|his|her) (?:job|task|homework|assignment) (?:is|will be) to|why don't you|why do not you|it(?:'s| is) up to you to|don't forget to|do not forget to|remember to|be sure to|i (?:would )?(?:encourage|suggest|recommend|advise) you to)\s+(.+)$/i;
 // "So check out the corporate website": an imperative at the start of a clause.
 const IMPERATIVE =
   /^(?:(?:so|and|okay|ok|then|also|just|now|please|um|uh|maybe|for (?:the |our )?next (?:meeting|time|week))[,\s]+)*(.+)$/i;
@@ -320,6 +323,11 @@ export const RULES: readonly Rule[] = [
     pattern: VOLUNTEER,
     build: (m, { sentence, all, speakers, where }) =>
       where.question ? some(toMatch(m[1]!, responder(sentence, all, speakers, VOLUNTEERED))) : undefined,
+  },
+  {
+    name: 'joint-offer',
+    pattern: JOINT_OFFER,
+    build: (m, { speakers }) => (isPerson(m[1]!, speakers) ? some(toMatch(m[2]!, undefined)) : undefined),
   },
   // "I will tr getting information, I'll try and forward it": the first promise that names work.
   { name: 'promise', pattern: SELF, build: promise },
