@@ -66,6 +66,18 @@ describe('action items: task normalisation', () => {
     expect(toMatch('be doing the working design', undefined)?.text).toBe('Do the working design');
   });
 
+  it('keeps a task the speaker trails off after with a conjunction', () => {
+    expect(
+      toMatch('just make a first draft of the note, send it to you and Fey and then', undefined)?.text,
+    ).toBe('Make a first draft of the note, send it to you and Fey');
+    expect(toMatch('come back to these points at our next meeting but', undefined)?.text).toBe(
+      'Come back to these points at our next meeting',
+    );
+    // Broken off before the object is still no task, conjunction or not.
+    expect(toMatch('put the notes on the, and', undefined)).toBeUndefined();
+    expect(toMatch('send the and', undefined)).toBeUndefined();
+  });
+
   it('refuses what is no task: no task verb, a pronoun only, speech broken off, meeting talk', () => {
     expect(toMatch('have a rubber case', undefined)).toBeUndefined();
     expect(toMatch('do it', undefined)).toBeUndefined();

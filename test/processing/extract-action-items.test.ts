@@ -57,6 +57,200 @@ describe('action items: commitments', () => {
   });
 });
 
+describe('action items: promises to try', () => {
+  it('reads "I\'ll see if I can …" as a promise, a relative "if I can" still not', () => {
+    expect(
+      people([
+        ['Speaker 1', "I'll see if I can get hold of the legal department for the next meeting."],
+        ['Speaker 2', 'Let me see whether I can book the room.'],
+      ]),
+    ).toEqual([
+      { text: 'Get hold of the legal department for the next meeting', assignee: 'Alice Chen' },
+      { text: 'Book the room', assignee: 'Bob Smith' },
+    ]);
+    expect(people([['Speaker 1', 'We never know if I can book the room in time.']])).toEqual([]);
+  });
+});
+
+describe('action items: joint promises and polite requests', () => {
+  it('gives a promise made with a partner ("Pedro and I can …") no one owner, also after a false start', () => {
+    expect(
+      people([
+        [
+          'Speaker 1',
+          'I can look into ho well Pedro and I can look into how much this might increase our costs.',
+        ],
+        ['Speaker 2', 'Okay and I will send the deck.'],
+      ]),
+    ).toEqual([
+      { text: 'Look into how much this might increase our costs' },
+      { text: 'Send the deck', assignee: 'Bob Smith' },
+    ]);
+  });
+
+  it('reads "Norman and I would …" as an offer of two people, not a wish', () => {
+    expect(
+      people([['Speaker 1', 'Well I think that Norman and I would think about the technical points, or']]),
+    ).toEqual([{ text: 'Think about the technical points' }]);
+    expect(
+      people([['Speaker 1', 'Norman and I would like that. So and I would think about the points.']]),
+    ).toEqual([]);
+  });
+
+  it('reads "it\'s up to you to …" as a request', () => {
+    expect(
+      people([
+        ['Speaker 1', "It's up to you to send the invoice."],
+        ['Speaker 2', 'Sure.'],
+      ]),
+    ).toEqual([{ text: 'Send the invoice', assignee: 'Bob Smith' }]);
+    expect(people([['Speaker 1', "It's up to you to be honest."]])).toEqual([]);
+  });
+
+  it('reads "if you could …" opening a clause as a request, not a condition', () => {
+    expect(
+      people([
+        ['Speaker 1', 'So if you could draft the budget for the offsite.'],
+        ['Speaker 2', 'Sure, will do.'],
+      ]),
+    ).toEqual([{ text: 'Draft the budget for the offsite', assignee: 'Bob Smith' }]);
+    expect(people([['Speaker 1', 'It works better when if you could draft the budget it is done.']])).toEqual(
+      [],
+    );
+  });
+});
+
+describe('action items: what "that" is', () => {
+  it('says which question "I\'ll get back to you on that" answers', () => {
+    expect(
+      people([
+        ['Speaker 2', 'Is it just a television remote?'],
+        ['Speaker 3', 'Mm.'],
+        ['Speaker 1', "I'll get back to you on that."],
+        ['Speaker 2', 'Who else should contribute to the plan?'],
+        ['Speaker 3', "Okay, I'll get back to you on that."],
+      ]),
+    ).toEqual([
+      { text: 'Get back to you on whether is it just a television remote', assignee: 'Alice Chen' },
+      { text: 'Get back to you on who else should contribute to the plan', assignee: 'Maria Lopez' },
+    ]);
+  });
+
+  it('leaves "get back to you on that" as said when no question was asked just before', () => {
+    expect(
+      people([
+        ['Speaker 2', 'Can we afford it?'],
+        ['Speaker 3', 'The costs are high.'],
+        ['Speaker 2', 'We have the numbers.'],
+        ['Speaker 3', 'They are in the report.'],
+        ['Speaker 2', 'And the budget is set.'],
+        ['Speaker 3', 'Right.'],
+        ['Speaker 1', "I'll get back to you on that."],
+      ]),
+    ).toEqual([{ text: 'Get back to you on that', assignee: 'Alice Chen' }]);
+  });
+});
+
+describe('action items: work handed out in the present tense', () => {
+  it('reads "so you do …" opening a clause as an assignment when work follows', () => {
+    expect(
+      people([
+        ['Speaker 1', 'So you do the looking around at other vendors.'],
+        ['Speaker 2', 'Sure.'],
+      ]),
+    ).toEqual([{ text: 'Do the looking around at other vendors', assignee: 'Bob Smith' }]);
+  });
+
+  it('lets the clause go on when no work follows "you"', () => {
+    expect(
+      people([
+        ['Speaker 1', 'And, you know, they should also email Hynek. So you look tired.'],
+        ['Speaker 2', 'Yeah.'],
+      ]),
+    ).toEqual([{ text: 'Email Hynek' }]);
+  });
+});
+
+describe('action items: a round of AMI work read as one list', () => {
+  it('splits a list of work that belongs to different AMI roles, one item per owner', () => {
+    expect(
+      roles([
+        [
+          'Industrial Designer',
+          "So I'm supposed to do the components concept, supposed to work on the user interface concept.",
+        ],
+      ]),
+    ).toEqual([
+      { text: 'Do the components concept', assignee: 'Industrial Designer' },
+      { text: 'Work on the user interface concept', assignee: 'User Interface' },
+    ]);
+  });
+
+  it('reads "you each have things to do: …" as work handed out, split by owner', () => {
+    expect(
+      roles([
+        [
+          'Project Manager',
+          'So you each have things to do, look and feel design, user interface design, product evaluation.',
+        ],
+      ]),
+    ).toEqual([
+      { text: 'Do the look and feel design', assignee: 'Industrial Designer' },
+      { text: 'Do the user interface design', assignee: 'User Interface' },
+      { text: 'Do the product evaluation', assignee: 'Marketing' },
+    ]);
+    expect(people([['Speaker 1', 'Everybody has things to do, the budget report.']])).toEqual([
+      { text: 'Do the budget report' },
+    ]);
+    // Talk about having work is no list of it.
+    expect(people([['Speaker 1', 'Everybody has work to do these days, honestly.']])).toEqual([]);
+  });
+
+  it("keeps a list of one role's work, or of no role's, as one item", () => {
+    expect(
+      roles([['Industrial Designer', "I'll do the components concept, and the working design."]]),
+    ).toEqual([
+      { text: 'Do the components concept, and the working design', assignee: 'Industrial Designer' },
+    ]);
+    expect(people([['Speaker 1', "I'll do the components concept, the user interface concept."]])).toEqual([
+      { text: 'Do the components concept, the user interface concept', assignee: 'Alice Chen' },
+    ]);
+  });
+});
+
+describe('action items: duties and suggestions', () => {
+  it('reads "you\'re supposed to …" and "I\'m supposed to …" as work handed out, "keep …ing" as work', () => {
+    expect(
+      roles([
+        ['Project Manager', "I'm supposed to write the minutes."],
+        ['Industrial Designer', "And you're supposed to keep watching the trends."],
+      ]),
+    ).toEqual([
+      { text: 'Write the minutes', assignee: 'Project Manager' },
+      { text: 'Keep watching the trends', assignee: 'Marketing' },
+    ]);
+    // A duty with no work ("keep it simple", "be there") is no task.
+    expect(
+      roles([['Project Manager', "You're supposed to keep it simple. I'm supposed to be there."]]),
+    ).toEqual([]);
+  });
+
+  it('reads "why don\'t you …?" as a request to the one who answers, not any "why don\'t you"', () => {
+    expect(
+      people([
+        ['Speaker 1', "Why don't you also copy Jane on the note?"],
+        ['Speaker 2', 'Sure.'],
+      ]),
+    ).toEqual([{ text: 'Copy Jane on the note', assignee: 'Bob Smith' }]);
+    expect(
+      people([
+        ['Speaker 1', "Why don't you like the design? Why don't you copy it?"],
+        ['Speaker 2', 'It is too big.'],
+      ]),
+    ).toEqual([]);
+  });
+});
+
 describe('action items: requests and assignments', () => {
   it('reads "I\'d like you to …", "make sure you …", "don\'t forget to …" and "I want Maria to …"', () => {
     expect(

@@ -2,8 +2,8 @@ import type { SpeakerDirectory } from './action-items/addressee.ts';
 import { detectedTask } from './action-items/detected-task.ts';
 import { type Detector, defaultDetector } from './action-items/detector.ts';
 import { matchSentence } from './action-items/rules.ts';
-import { scenarioOwner } from './action-items/scenario-roles.ts';
-import { type Match, withoutQuotes } from './action-items/task-text.ts';
+import { scenarioOwner, scenarioRound } from './action-items/scenario-roles.ts';
+import { isTask, type Match, toMatch, verbOf, withoutQuotes } from './action-items/task-text.ts';
 import { resolveDueDate } from './resolve-due-date.ts';
 import { contentWords, type Sentence, tokenize } from './sentences.ts';
 
@@ -117,7 +117,7 @@ export function extractActionItems(
       else if (!found.length && p >= addAt)
         found = [detectedTask(spoken, sentences, speakers)].filter((m) => !!m);
     }
-    for (const match of found) record(match, sentence);
+    for (const match of found) for (const part of roundOf(match)) record(part, sentence);
   }
   return items;
 
@@ -139,6 +139,26 @@ export function extractActionItems(
 
   function dated(sentence: Sentence): boolean {
     return resolveDueDate(sentence.text, recordedAt) !== undefined;
+  }
+
+  /**
+   * A list of AMI work that belongs to different roles ("do the components concept, supposed to work on the user
+   * interface concept"): one item per role, each to its owner (`scenarioRound`); a later part without a task verb
+   * takes the first part's ("do the look and feel design, the user interface design").
+   */
+  function roundOf(match: Match): Match[] {
+    const round = scenarioRound(match.text, speakers);
+    if (!round) return [match];
+    const verb = verbOf(match.text);
+    return round.flatMap(({ text, owner }, i) => {
+      const part = toMatch(text.replace(/^(?:supposed|going|gonna|have|need)\s+to\s+/i, ''), owner, {
+        allowAnyVerb: true,
+      });
+      if (!part) return [];
+      const the = /^(?:the|a|an|some|your|my|our|their)\s/i.test(text) ? '' : 'the ';
+      const worded = i > 0 && !isTask(part.text) && verb ? `${verb} ${the}${text}` : part.text;
+      return [{ ...match, ...part, text: worded.charAt(0).toUpperCase() + worded.slice(1), assignee: owner }];
+    });
   }
 
   /** Adds an item unless it repeats one already kept. */

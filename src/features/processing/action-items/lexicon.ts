@@ -19,7 +19,7 @@ export const TASK_VERBS = new Set(
     'test measure calculate estimate compare build create design develop implement code program gather collect ' +
     'bring buy order purchase decide choose pick select save record transcribe label annotate run rerun train ' +
     'install print sign approve reply respond provide renew cancel hire interview clean fill set sort put ' +
-    'evaluate handle chase call figure get circle drop pass communicate interact liaise discuss meet draw push enter hand think work look try talk speak reach come do make have take'
+    'evaluate handle chase call copy keep figure get circle drop pass communicate interact liaise discuss meet draw push enter hand think work look try talk speak reach come do make have take'
   ).split(' '),
 );
 /** Verbs above that need a particle or an object to be a task: "work on …", "look into …", "make a …". */
@@ -56,6 +56,10 @@ export const NEEDS_COMPLEMENT: Record<string, RegExp> = {
   figure: /^figure (?:out\b|[\w' -]+ out\b)/,
   get: /^get (?:back to (?:you|him|her|them|us|everyone|everybody)\b|in touch with|(?:(?:the|more|some|those|these|you|him|her|them|us|all the)\s+)+(?:details|information|info|numbers|figures|data|answers?|quotes?|estimates?)\b|hold of|(?:[\w'-]+ ){1,3}to (?!be\b|the\b|a\b|that\b|this\b)\w+|(?:[\w'-]+ ){1,5}(?:done|signed|sorted|fixed|ready|finished|sent|approved|booked|set up)\b(?! by (?:the|your|our|my|his|her|their|a|an)\b))/,
   circle: /^circle back\b/,
+  // "keep watching the trends", "keep track of the costs": work that goes on after the meeting.
+  keep: /^keep (?:on )?(?:[a-z]+ing\b|track of\b|an eye on\b|in touch with\b)/,
+  // "copy Jane on the note": send her a copy.
+  copy: /^copy (?!(?:it|that|this|them)\b)\S+ (?:on|in)\b/,
   pass: /^pass (?:[\w'-]+ ){0,3}(?:on|along)\b/,
   drop: /^drop (?:[\w'-]+ ){1,2}a (?:line|note|email)\b/,
   do: /^do (?:the|a|an|some|my|our|your|his|her|their) (?!(?:thing|stuff|same|other|rest|best)\b)\w/,

@@ -69,7 +69,7 @@ const OWNED_JOB = new RegExp(
 );
 // "I'll …", "I will …", "I'm going to …", "I need to …"
 const SELF =
-  /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i need to|i have to|i've got to|i can|i shall|i (?:still|also|just|really|probably|definitely|actually|certainly) (?:need to|have to|must|will|should|want to|plan to)|i should|i'd better|i ought to|i plan to|i'm planning to|i intend to|i(?:'d| would) be happy to|i'm happy to|i am happy to|i volunteer to|i promise to|i'll make sure to),?\s+(?=(.+)$)/gi;
+  /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i need to|i have to|i've got to|i can|i shall|i (?:still|also|just|really|probably|definitely|actually|certainly) (?:need to|have to|must|will|should|want to|plan to)|i should|i'd better|i ought to|i plan to|i'm planning to|i intend to|i(?:'d| would) be happy to|i'm happy to|i am happy to|i'm supposed to|i am supposed to|i volunteer to|i promise to|i'll make sure to),?\s+(?=(.+)$)/gi;
 // "I'll ask the Industrial Designer to …", "I will ask Maria to …"
 const ASK_TO = new RegExp(
   String.raw`\b(?:[Ii](?:'ll| will| would like to| want to|'d like to| am going to|'m going to)?|[Ww]e(?:'ll| will)?)\s+(?:just\s+)?(?:ask|want|need|expect|would like|'d like)\s+(?:the\s+|our\s+)?${PHRASE}\s*to\s+(.+)$`,
@@ -87,7 +87,19 @@ const REQUEST =
   /\b(?:(?:can|could|would|will)\s+you|would\s+you\s+mind|if\s+you\s+could|are\s+you\s+(?:going to|gonna))\s+(.+)$/i;
 // "you're going to …", "you will …", "you need to …": an assignment to whoever is addressed.
 const ASSIGNMENT =
-  /(?:^|[,;]\s*|\b(?:and|so|okay|um|uh)\s+)(?:(?:basically|really|actually|also|just|then|now|maybe|probably|definitely)\s+)*(?:you(?:'re| are)\s+(?:going to|gonna)|you(?:'ll| will)(?:\s+(?:need|have) to)?(?!\s+be\b)|you\s+(?:need|have) to|you\s+(?:should|can|could))\s+(.+)$/i;
+  /(?:^|[,;]\s*|\b(?:and|so|okay|um|uh)\s+)(?:(?:basically|really|actually|also|just|then|now|maybe|probably|definitely)\s+)*(?:you(?:'re| are)\s+(?:going to|gonna|supposed to)|you(?:'ll| will)(?:\s+(?:need|have) to)?(?!\s+be\b)|you\s+(?:need|have) to|you\s+(?:should|can|could))\s+(.+)$/i;
+/** "Norman and I would think about …": the speaker and a partner offer to take work on; no one owner. */
+const JOINT_OFFER =
+  /(?:^|[,;]\s*|\b(?:that|so|and|then|well|maybe)\s+)(\p{Lu}[\p{L}'-]*)\s+and\s+I\s+(?:would|could|should|might)\s+(.+)$/u;
+/** "you each have things to do: the look and feel design, …": work handed to everyone, listed after it. */
+const EACH_HAS =
+  /\b(?:you each|each of you|everybody|everyone)\s+(?:has|have|gets?|has got|have got)\s+(?:(?:some|a few|your own)\s+)?(?:things|work|tasks?|jobs?|homework)(?:\s+to do)?\s*[,:]\s*(.+)$/i;
+/**
+ * "So you do the looking around at other remote controls", "and you look at competition": work handed out in the
+ * present tense, at the start of a clause; the task verb decides (`toMatch`), so "you know", "you see" are none.
+ */
+const YOU_DO =
+  /^(?:(?:so|and|then|now|okay|ok|um|uh|also|right)[,\s]+)*you\s+(?!(?:guys|all|two|both)\b)(.+)$/i;
 // "make sure you update the ticket": an instruction to whoever is addressed.
 const MAKE_SURE_YOU = /\bmake sure (?:that )?you\s+(?!(?:are|were|have|had|know|don't)\b)(.+)$/i;
 // "let me check with legal and get back to you": "let me" is usually the meeting, but not with a promise to reply.
@@ -147,7 +159,7 @@ const VOLUNTEER =
   /(?:^|[,;]\s*|\b(?:so|and|okay|ok|now|then|um|uh)\s+)(?:who(?:'s| is)?\s+(?:going to|gonna|will|can|wants to|would like to|'ll)|(?:can|could|would)\s+(?:someone|somebody|anyone|anybody))\s+(.+?)\??$/i;
 // "I'd like you to …", "I need you to …", "don't forget to …": a request to whoever is addressed.
 const WANT_YOU =
-  /\b(?:i(?:'d| would) like you to|i want you to|i need you to|(?:(?:i(?:'d| would) like to|i want to|i'll|i will|can i|could i|let me)\s+)?ask you to|(?:your|his|her) (?:job|task|homework|assignment) (?:is|will be) to|don't forget to|do not forget to|remember to|be sure to|i (?:would )?(?:encourage|suggest|recommend|advise) you to)\s+(.+)$/i;
+  /\b(?:i(?:'d| would) like you to|i want you to|i need you to|(?:(?:i(?:'d| would) like to|i want to|i'll|i will|can i|could i|let me)\s+)?ask you to|(?:your|his|her) (?:job|task|homework|assignment) (?:is|will be) to|why don't you|why do not you|it(?:'s| is) up to you to|don't forget to|do not forget to|remember to|be sure to|i (?:would )?(?:encourage|suggest|recommend|advise) you to)\s+(.+)$/i;
 // "So check out the corporate website": an imperative at the start of a clause.
 const IMPERATIVE =
   /^(?:(?:so|and|okay|ok|then|also|just|now|please|um|uh|maybe|for (?:the |our )?next (?:meeting|time|week))[,\s]+)*(.+)$/i;
@@ -179,9 +191,59 @@ const gapped = (tail: string, who: string, speakers: SpeakerDirectory) => {
   const found = withGapped(tail, who, speakers);
   return found.length ? found : undefined;
 };
-/** A promise by the speaker, unless a relative clause describes it ("… that I can tell …"). */
-const promise: Rule['build'] = (m, { text, speaker }) =>
-  RELATIVE_BEFORE.test(text.slice(0, m.index)) ? undefined : some(toMatch(m[1]!, speaker));
+/**
+ * A promise by the speaker, unless a relative clause describes it ("… that I can tell …"); "I'll see if I can get
+ * hold of them" is the speaker's promise to try, not a relative clause.
+ */
+const promise: Rule['build'] = (m, { text, speaker, speakers, sentence, all }) => {
+  const before = text.slice(0, m.index);
+  if (RELATIVE_BEFORE.test(before) && !TRY_TO.test(before)) return undefined;
+  // "I can look into ho well Pedro and I can look into …": the speaker starts again with a partner; the later
+  // promise is the one meant.
+  const restart = JOINT_RESTART.exec(m[1]!);
+  if (restart && isPerson(restart[1]!, speakers)) return undefined;
+  // "Pedro and I can look into …": two people, no one owner.
+  const joint = JOINT_BEFORE.exec(before);
+  const found = toMatch(m[1]!, joint && isPerson(joint[1]!, speakers) ? undefined : speaker);
+  return some(found && withOpenQuestion(found, sentence, all));
+};
+/** "I'll get back to you on that": what "that" is, the question asked just before, says what the task is. */
+const GET_BACK_ON_THAT =
+  /^(get back to (?:you|him|her|them|us|everyone|everybody))(?: (?:on|about))? (?:that|this|it)$/i;
+/**
+ * "Is it just a television remote?" — "I'll get back to you on that": the task is answering the question, so the
+ * item says it ("Get back to you on whether is it just a television remote"). The question is the last sentence
+ * asked (ending "?") within the few turns before, by anyone; without one the item stays as said.
+ */
+function withOpenQuestion(found: Match, sentence: Sentence, all: readonly Sentence[]): Match {
+  const said = GET_BACK_ON_THAT.exec(found.text);
+  if (!said) return found;
+  for (let i = sentence.index - 1; i >= 0 && sentence.segmentIndex - all[i]!.segmentIndex <= 4; i--) {
+    const asked = all[i]!.text;
+    if (!asked.endsWith('?')) continue;
+    const question = asked
+      .replace(/[?\s]+$/, '')
+      .replace(/^(?:(?:so|and|or|but|uh|um|okay|well|then)[,\s]+)*/i, '')
+      // "Is it …", "Who else …": the question's first word, not a name, in lower case.
+      .replace(
+        /^(?:Is|Are|Was|Were|Do|Does|Did|Can|Could|Will|Would|Should|Shall|Have|Has|Who|What|When|Where|Which|How|Why|Whether|If)\b/,
+        (w) => w.toLowerCase(),
+      );
+    const words = question.split(/\s+/).length;
+    if (words < 3 || words > 25) return found;
+    const on = /^(?:who|what|when|where|which|how|why|whether|if)\b/i.test(question) ? 'on' : 'on whether';
+    return { ...found, text: `${said[1]} ${on} ${question}` };
+  }
+  return found;
+}
+/** A partner said just before the speaker's own promise: "Pedro and I will …". */
+const JOINT_BEFORE = /\b(\p{Lu}[\p{L}'-]*)\s+and\s*$/u;
+/** The same, later in what was promised: the speaker starting again with a partner. */
+const JOINT_RESTART =
+  /\s(\p{Lu}[\p{L}'-]*)\s+and\s+I\s+(?:can|could|will|'ll|would|should|am going to|'m going to)\b/u;
+/** "I'll see if …", "let me see whether …", "I'm going to try and see if …": before "I can …", a promise to try. */
+const TRY_TO =
+  /\b(?:i'll|i will|let me|i'm going to|i'm gonna|i am going to)\s+(?:just\s+|try and\s+|try to\s+)?see\s+(?:if|whether)\b/i;
 
 export const RULES: readonly Rule[] = [
   { name: 'meeting-talk', pattern: IN_MEETING, build: () => [] },
@@ -244,10 +306,28 @@ export const RULES: readonly Rule[] = [
       !context.where.question && isGenericYou(context.text, m) ? undefined : one(requestTo(m, context)),
   },
   {
+    // The list is split by owner where the AMI scenario names one (`scenarioRound`); otherwise it is one item.
+    name: 'each-has',
+    pattern: EACH_HAS,
+    build: (m) =>
+      some(
+        toMatch(/^(?:the|a|an|some|your)\s/i.test(m[1]!) ? `do ${m[1]}` : `do the ${m[1]}`, undefined, {
+          allowAnyVerb: true,
+        }),
+      ),
+  },
+  // "so you do the looking around …": only when what follows is work ("you know, they should …" goes on).
+  { name: 'you-do', pattern: YOU_DO, build: (m, context) => some(requestTo(m, context)) },
+  {
     name: 'who-volunteers',
     pattern: VOLUNTEER,
     build: (m, { sentence, all, speakers, where }) =>
       where.question ? some(toMatch(m[1]!, responder(sentence, all, speakers, VOLUNTEERED))) : undefined,
+  },
+  {
+    name: 'joint-offer',
+    pattern: JOINT_OFFER,
+    build: (m, { speakers }) => (isPerson(m[1]!, speakers) ? some(toMatch(m[2]!, undefined)) : undefined),
   },
   // "I will tr getting information, I'll try and forward it": the first promise that names work.
   { name: 'promise', pattern: SELF, build: promise },
@@ -467,6 +547,8 @@ export function clausesOf(text: string): string[] {
     .map((c) => c.trim())
     .filter(Boolean);
 }
+/** Nothing but fillers before a clause's "if you could …". */
+const POLITE_OPENING = /^(?:(?:so|and|okay|ok|now|then|well|maybe|um|uh|alright)[,\s]+)*$/i;
 /**
  * "You can find them easily" after "when …" or "so that …" is anyone at all, not an assignment; so is "you
  * can't …, you can select …", someone explaining how a thing works.
@@ -474,6 +556,8 @@ export function clausesOf(text: string): string[] {
 function isGenericYou(clause: string, request: RegExpExecArray): boolean {
   if (!/\byou\s+(?:can|could)\s*$/i.test(request[0].slice(0, request[0].length - request[1]!.length)))
     return false;
+  // "If you could maybe come up with some shapes": a polite request when it opens the clause.
+  if (/^if\s/i.test(request[0]) && POLITE_OPENING.test(clause.slice(0, request.index))) return false;
   const before = clause.slice(0, request.index + Math.max(0, request[0].search(/\byou\b/i)));
   return (
     /\b(?:when|whenever|if|so that|once|where|then|because|'cause)\b/i.test(before) ||

@@ -37,3 +37,34 @@ export function scenarioOwner(task: string, speakers: SpeakerDirectory, by: stri
   const owner = resolveAddressee(roles[0]!.role, speakers);
   return owner && owner !== by ? owner : undefined;
 }
+
+/** The AMI roles whose work a piece of text names (none when it names shared work). */
+function rolesOf(text: string): string[] {
+  return SHARED.test(text) ? [] : SCENARIO_WORK.filter((w) => w.work.test(text)).map((w) => w.role);
+}
+
+/**
+ * "Do the components concept, supposed to work on the user interface concept": a list, read off the slide, of
+ * work that belongs to different AMI roles is a round of assignments, one item per role. Each part that names
+ * one role's work goes to the participant with that role (the speaker too: "I'm supposed to do the components
+ * concept"); a part that names none stays with the part before it. Undefined unless at least two parts go to two
+ * different participants.
+ */
+export function scenarioRound(
+  task: string,
+  speakers: SpeakerDirectory,
+): { text: string; owner: string }[] | undefined {
+  const parts = task.split(/,\s+(?:and\s+)?/);
+  if (parts.length < 2) return undefined;
+  const round: { text: string; owner?: string }[] = [];
+  for (const part of parts) {
+    const roles = rolesOf(part);
+    const owner = roles.length === 1 ? resolveAddressee(roles[0]!, speakers) : undefined;
+    const last = round[round.length - 1];
+    if (owner || !last) round.push({ text: part, ...(owner ? { owner } : {}) });
+    else last.text = `${last.text}, ${part}`;
+  }
+  const owners = new Set(round.map((r) => r.owner).filter(Boolean));
+  if (owners.size < 2 || round.some((r) => !r.owner)) return undefined;
+  return round.map((r) => ({ text: r.text, owner: r.owner! }));
+}

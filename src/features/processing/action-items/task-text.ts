@@ -40,7 +40,10 @@ export function toMatch(
     .replace(/,\s+(?:if|but)\s.*$|,?\s+(?:unless|whenever)\s.*$/i, '')
     .replace(/[.!?]\s.*$/, '')
     .replace(SPOKEN_TAG, '')
-    .replace(/[.!?;:,\s]+$/, '');
+    .replace(/[.!?;:,\s]+$/, '')
+    // "send it to you and Fey and then", "get the slogan on there, and": the speaker trails off after a
+    // conjunction; the task before it is whole (speech broken off before an object still fails below).
+    .replace(TRAILING_CONJUNCTION, '');
   // "also, for sure, email Hynek": fillers, also between commas.
   for (let before = ''; before !== text; ) {
     before = text;
@@ -83,6 +86,8 @@ export function isTask(text: string): boolean {
   const complement = NEEDS_COMPLEMENT[verb];
   return complement ? complement.test(lower) : true;
 }
+/** A conjunction the speaker trailed off after, at the end of a clause ("…, and", "… and then", "… or"). */
+const TRAILING_CONJUNCTION = /,?\s+(?:and|or|but)(?:\s+(?:then|so|um|uh))?[.,\s]*$/i;
 const PRONOUN_ONLY =
   /^(?:(?:have|take) a (?:quick |closer |good )?look (?:at|into)|[\w-]+(?:\s(?:on|up|out|into|at|about|with|for|to|over|back|through))?)\s(?:it|them|that|this|those|these|one|one of them|both|either|that one|this one|both of them|either of them)(?:\s(?:on|up|out|over|back|through|together))?(?:\s(?:in the meantime|in the meanwhile|now|later|again|first|too|as well|here|there|quickly|then|anyway))?$/i;
 /** Nothing after the verb: "work on", "look into". */
