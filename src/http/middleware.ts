@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import type { Scope } from '../features/api-keys/scopes.ts';
 import type { ParsedTranscriptBody } from '../features/processing/pool/processing.worker.ts';
+import type { TranscriptUse } from '../features/processing/prepared-transcript.ts';
 import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { type ParsedJsonBody, parseJsonBody } from '../lib/parse-json-body.ts';
@@ -66,15 +67,17 @@ export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
 
 /**
  * Reads a JSON body within a byte limit (413), refuses other media types (415) and malformed JSON (400),
- * so the route's validator only ever sees parsed JSON.
+ * so the route's validator only ever sees parsed JSON. With `transcript`, a large body's transcript is prepared
+ * in the thread that parses it, for that use.
  */
 export function jsonBody(
   maxBytes: (deps: Deps) => number,
   deps: Deps,
-  options: { transcript?: boolean } = {},
+  options: { transcript?: TranscriptUse } = {},
 ): MiddlewareHandler<AppEnv> {
   const limit = maxBytes(deps);
   const transcriptLimit = options.transcript ? deps.config.maxTranscriptBytes : undefined;
+  const transcriptUse = options.transcript;
   return async (c, next) => {
     const type = c.req.header('content-type');
     const length = c.req.header('content-length');
@@ -93,7 +96,7 @@ export function jsonBody(
       c.req.header('idempotency-key') !== undefined ? `${c.req.method} ${c.req.path}` : undefined;
     const body: ParsedTranscriptBody =
       bytes.byteLength > INLINE_BODY_BYTES
-        ? await parseLarge(deps, bytes, type, { transcriptLimit, fingerprintOf })
+        ? await parseLarge(deps, bytes, type, { transcriptLimit, transcriptUse, fingerprintOf })
         : parseSmall(bytes, type);
     if (body.prepared && typeof body.value.transcript === 'string') {
       c.set('preparedTranscript', { source: body.value.transcript, prepared: body.prepared });
@@ -137,12 +140,17 @@ function parseLarge(
   deps: Deps,
   bytes: Buffer,
   type: string | undefined,
-  options: { transcriptLimit: number | undefined; fingerprintOf: string | undefined },
+  options: {
+    transcriptLimit: number | undefined;
+    transcriptUse: TranscriptUse | undefined;
+    fingerprintOf: string | undefined;
+  },
 ): Promise<ParsedTranscriptBody> {
   if (type === undefined)
     throw new AppError('unsupported_media_type', 'Content-Type must be application/json.');
   return deps.processing.parseJson(bytes, {
     ...(options.transcriptLimit !== undefined ? { transcriptLimit: options.transcriptLimit } : {}),
+    ...(options.transcriptUse !== undefined ? { transcriptUse: options.transcriptUse } : {}),
     ...(options.fingerprintOf !== undefined ? { fingerprintOf: options.fingerprintOf } : {}),
   });
 }

@@ -96,33 +96,45 @@ describe('the answer that echoes a prepared transcript', () => {
         fc.boolean(),
         (text, title, tags, recording) => {
           // What a processing thread makes of a transcript text (control characters, quotes, emoji, …).
-          const prepared = prepareTranscriptText(`S1: x ${text}`, { request: true });
+          const prepared = prepareTranscriptText(`S1: x ${text}`, 'echoed');
           const detail = detailOf({
             transcript: prepared.rendered,
             title,
             tags,
             ...(recording ? { recording: 'rec_1' } : {}),
           });
-          const bytes = noteDetailJson(detail, prepared.renderedJson);
+          const bytes = noteDetailJson(detail, prepared);
           expect(Buffer.from(bytes).toString('utf8')).toBe(JSON.stringify(detail));
           expect(noteDetailJson(detail)).toEqual(bytes);
+          // Another transcript's literal is never spliced in.
+          const other = { ...detail, transcript: `${detail.transcript}.` };
+          expect(Buffer.from(noteDetailJson(other, prepared)).toString('utf8')).toBe(JSON.stringify(other));
         },
       ),
     );
   });
 
-  it('is made in the thread that reads a large body, and moved rather than copied', async () => {
+  it('is made in the thread that reads a large body whose answer echoes it, and only there', async () => {
     const transcript = Array.from({ length: 3_000 }, (_, i) => `S${i % 3}: “quoted” \\ line ${i} 🎉`).join(
       '\n',
     );
-    const body = await pool.parseJson(new TextEncoder().encode(JSON.stringify({ transcript })), {
-      transcriptLimit: 2_097_152,
-    });
+    const bytes = new TextEncoder().encode(JSON.stringify({ transcript }));
+    const body = await pool.parseJson(bytes, { transcriptLimit: 2_097_152, transcriptUse: 'echoed' });
     const json = body.prepared?.renderedJson;
     expect(json).toBeInstanceOf(Uint8Array);
     expect(Buffer.from(json!).toString('utf8')).toBe(JSON.stringify(body.prepared?.rendered));
-    // The small-body path (prepared on this thread, or in a thread for the pipeline) makes none.
-    expect((await pool.prepareTranscript(transcript)).renderedJson).toBeUndefined();
+    expect(body.prepared?.source).toBeUndefined();
+    // A body that makes a recording gets the text's size and hash instead.
+    const recorded = await pool.parseJson(bytes, { transcriptLimit: 2_097_152, transcriptUse: 'recorded' });
+    expect(recorded.prepared?.renderedJson).toBeUndefined();
+    expect(recorded.prepared?.source).toEqual({
+      bytes: Buffer.byteLength(transcript),
+      sha256: createHash('sha256').update(transcript).digest('hex'),
+    });
+    // The small-body path (prepared on this thread, or in a thread for the pipeline) makes neither.
+    const inPlace = await pool.prepareTranscript(transcript);
+    expect(inPlace.renderedJson).toBeUndefined();
+    expect(inPlace.source).toBeUndefined();
   });
 });
 
@@ -229,9 +241,9 @@ for (const dialect of DIALECTS) {
       expect(res.status).toBe(202);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       const got = await h.request('GET', `/v1/notes/${res.body.id}`, { key: t.liveKey });
-      // Built from what was written, not read back: the same fields as the stored note while it is processing.
-      if (got.body.status === 'processing') expect(res.body).toEqual(got.body);
-      else expect(res.body).toMatchObject({ transcript: got.body.transcript, speakers: got.body.speakers });
+      // Built from what was written, not read back: byte for byte the note as stored (no worker runs here).
+      expect(got.body.status).toBe('processing');
+      expect(res.text).toBe(got.text);
       expect(res.body.speakers).toEqual([
         { label: 'S0', name: 'S0' },
         { label: 'S1', name: 'Bo "B"' },

@@ -14,14 +14,12 @@ export interface KeySpace {
  * replays, it never runs the request twice. `resourceId` names the object the answer describes, so deleting
  * that object can redact the stored copy.
  */
-/** Stores a route's answer: an object to serialise, or its JSON text already made (bytes, UTF-8). */
 export type SaveIdempotentResponse = (trx: Db, resourceId: string, body: unknown) => Promise<void>;
 
 /** What the HTTP layer hands a service: the saver, bound to the key and the status the route answers with. */
 export function responseSaver(space: KeySpace, hash: string, status: number, onSaved: () => void) {
   const save: SaveIdempotentResponse = async (trx, resourceId, body) => {
-    const json = body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : JSON.stringify(body);
-    await completeKey(trx, space, hash, { status, body: json, resourceId });
+    await completeKey(trx, space, hash, { status, body: JSON.stringify(body), resourceId });
     onSaved();
   };
   return save;

@@ -72,7 +72,7 @@ export function notesRoutes(deps: Deps) {
           '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
           'Honors `Idempotency-Key`.',
         middleware: [
-          jsonBody(() => transcriptBodyLimit, deps, { transcript: true }),
+          jsonBody(() => transcriptBodyLimit, deps, { transcript: 'echoed' }),
           idempotent(deps),
         ] as const,
         request: {

@@ -124,9 +124,10 @@ export async function createNote(...args: Parameters<typeof acceptNote>) {
 }
 
 /**
- * createNote, with the JSON text of its answer (the route's 202): the detail is built from what was just
- * written rather than read back (a transcript of megabytes would cross the database connection again), and a
- * transcript prepared in a processing thread arrives there serialised already (`noteDetailJson`).
+ * createNote, with the JSON text of its answer (the route's 202): the detail is built from what is written
+ * rather than read back (a transcript of megabytes would cross the database connection again), and a transcript
+ * prepared in the thread that read the body arrives serialised already (`noteDetailJson`). A stored idempotent
+ * answer is the same text, serialised by the saver.
  */
 export async function acceptNote(
   deps: Deps,
@@ -159,19 +160,17 @@ export async function acceptNote(
     updated_at: now,
   };
   const s = spaceOf(actor);
-  const detail = await deps.db.transaction().execute(async (trx) => {
+  const created = toNoteDetail(note, newNoteParts(transcript.labels, names), false);
+  await deps.db.transaction().execute(async (trx) => {
     await notesRepo.insert(trx, note);
     await insertTranscript(trx, s, note.id, transcript, names);
     await notesRepo.replaceTags(trx, s, note.id, tags);
     await recordEvent(trx, s, 'note.created', toNoteListItem({ ...note, highlight_count: 0 }));
     await enqueueProcessing(trx, s, note.id, deps.config.worker.maxAttempts);
-    const created = toNoteDetail(note, newNoteParts(transcript.labels, names), false);
-    const json = noteDetailJson(created, transcript.renderedJson);
-    await options.idempotency?.(trx, note.id, json);
-    return { note: created, json };
+    await options.idempotency?.(trx, note.id, created);
   });
   deps.wakeWorker();
-  return detail;
+  return { note: created, json: noteDetailJson(created, transcript) };
 }
 
 /** What a note has right after it is created: its speakers, nothing found yet. */

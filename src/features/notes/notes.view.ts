@@ -84,22 +84,25 @@ export function renderTranscript(segments: readonly { speaker: string; text: str
 export type NoteDetail = ReturnType<typeof toNoteDetail>;
 
 /**
- * A note's detail form as the JSON text of an answer: `JSON.stringify(detail)`, in bytes. When `transcriptJson`
- * (the transcript as a JSON string literal, in UTF-8, made in the processing thread that prepared it) is given,
- * those bytes stand in for `detail.transcript`, so the thread that answers serialises only the small fields.
- * The caller passes it only for that very transcript.
+ * A note's detail form as the JSON text of an answer: `JSON.stringify(detail)`, in bytes. When `transcript` is
+ * the detail's very transcript with its JSON string literal in UTF-8 (`renderedJson`, made in the processing
+ * thread that prepared it), those bytes stand in for it, so the thread that answers serialises only the small
+ * fields.
  */
-export function noteDetailJson(detail: NoteDetail, transcriptJson?: Uint8Array): Uint8Array<ArrayBuffer> {
-  if (!transcriptJson) return new TextEncoder().encode(JSON.stringify(detail));
+export function noteDetailJson(
+  detail: NoteDetail,
+  transcript?: { rendered: string; renderedJson?: Uint8Array | undefined },
+): Uint8Array<ArrayBuffer> {
+  const literal = transcript?.rendered === detail.transcript ? transcript.renderedJson : undefined;
   const entries = Object.entries(detail);
   const at = entries.findIndex(([key]) => key === 'transcript');
-  if (at < 0) return new TextEncoder().encode(JSON.stringify(detail));
+  if (!literal || at < 0) return new TextEncoder().encode(JSON.stringify(detail));
   // `{"id":…,"summary":…` then `"transcript":` and the literal, then `,"action_items":…}`: the same key order.
   const before = JSON.stringify(Object.fromEntries(entries.slice(0, at))).slice(0, -1);
   const after = JSON.stringify(Object.fromEntries(entries.slice(at + 1))).slice(1);
   const parts = [
-    Buffer.from(`${before}${at > 0 ? ',' : ''}"transcript":`, 'utf8'),
-    transcriptJson,
+    Buffer.from(`${before}${before === '{' ? '' : ','}"transcript":`, 'utf8'),
+    literal,
     Buffer.from(after === '}' ? after : `,${after}`, 'utf8'),
   ];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));

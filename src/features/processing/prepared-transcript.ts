@@ -28,14 +28,14 @@ export interface PreparedTranscript {
   /** The latest end of any segment (0 without segments). */
   durationMs: number;
   /**
-   * `rendered` as a JSON string literal in UTF-8, when a processing thread prepared the transcript: the answer
-   * that echoes the note splices these bytes in (`noteDetailJson`) instead of serialising and encoding megabytes
-   * on the request's thread.
+   * `rendered` as a JSON string literal in UTF-8, when a processing thread prepared the transcript of a body whose
+   * answer echoes it (`echoed`): the answer splices these bytes in (`noteDetailJson`) instead of serialising and
+   * encoding megabytes on the request's thread.
    */
   renderedJson?: Uint8Array;
   /**
-   * The transcript text's size in UTF-8 and its SHA-256 (hex), when a processing thread prepared it from a
-   * request's body: what a recording made from it records, without encoding and hashing megabytes again.
+   * The transcript text's size in UTF-8 and its SHA-256 (hex), when a processing thread prepared it from a body
+   * that makes a recording (`recorded`): what the recording keeps, without encoding and hashing megabytes again.
    */
   source?: { bytes: number; sha256: string };
 }
@@ -82,14 +82,19 @@ export function prepareTranscript(segments: readonly TranscriptSegment[]): Prepa
 }
 
 /**
- * A transcript's text (`Label: text`, WebVTT, SRT) parsed and packed: what every thread that takes text runs.
- * With `request` (the processing thread that reads a request's body), `renderedJson` and `source` too.
+ * What a request does with the transcript of its body, so the thread that reads the body prepares what that
+ * needs: `echoed`, the answer shows the note (`renderedJson`); `recorded`, a recording keeps the text's size
+ * and hash (`source`).
  */
-export function prepareTranscriptText(text: string, options: { request?: boolean } = {}): PreparedTranscript {
+export type TranscriptUse = 'echoed' | 'recorded';
+
+/** A transcript's text (`Label: text`, WebVTT, SRT) parsed and packed: what every thread that takes text runs. */
+export function prepareTranscriptText(text: string, use?: TranscriptUse): PreparedTranscript {
   const prepared = prepareTranscript(parseTranscript(text));
-  if (options.request) {
+  if (use === 'echoed') {
     // TextEncoder's array owns its buffer (Buffer.from may share a pool), so it can be moved to another thread.
     prepared.renderedJson = new TextEncoder().encode(JSON.stringify(prepared.rendered));
+  } else if (use === 'recorded') {
     const bytes = Buffer.from(text, 'utf8');
     prepared.source = { bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
   }

@@ -51,7 +51,7 @@ const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
  * is a 415 naming both.
  */
 function ingestBody(deps: Deps, transcriptBodyLimit: number): MiddlewareHandler<AppEnv> {
-  const readJson = jsonBody(() => transcriptBodyLimit, deps, { transcript: true });
+  const readJson = jsonBody(() => transcriptBodyLimit, deps, { transcript: 'recorded' });
   return async (c, next) => {
     const type = c.req.header('content-type');
     if (isMultipart(type)) {

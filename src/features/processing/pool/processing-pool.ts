@@ -5,7 +5,11 @@ import type { ProcessingSettings } from '../../../config.ts';
 import { AppError } from '../../../lib/errors.ts';
 import type { Chunk, NoteContent } from '../../search/chunk-note.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
-import { type PreparedTranscript, prepareTranscriptText } from '../prepared-transcript.ts';
+import {
+  type PreparedTranscript,
+  prepareTranscriptText,
+  type TranscriptUse,
+} from '../prepared-transcript.ts';
 import type { ParsedTranscriptBody, ProcessingOutcome, ProcessingTask } from './processing.worker.ts';
 
 /**
@@ -32,11 +36,12 @@ export interface ProcessingPool {
   prepareTranscript(transcript: string, signal?: AbortSignal): Promise<PreparedTranscript>;
   /**
    * parseJsonBody of a request's UTF-8 bytes in a thread (for large bodies: small ones cost more to send). With
-   * `transcriptLimit`, the body's `transcript` is prepared in the same trip when it fits the limit and parses.
+   * `transcriptLimit`, the body's `transcript` is prepared in the same trip when it fits the limit and parses,
+   * for `transcriptUse`.
    */
   parseJson(
     bytes: Uint8Array,
-    options?: { transcriptLimit?: number; fingerprintOf?: string },
+    options?: { transcriptLimit?: number; transcriptUse?: TranscriptUse; fingerprintOf?: string },
   ): Promise<ParsedTranscriptBody>;
   /** The builtin analyzer in a thread. */
   analyze(input: AnalysisInput, signal?: AbortSignal): Promise<Analysis>;

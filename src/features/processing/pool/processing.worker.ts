@@ -5,7 +5,12 @@ import { requestFingerprint, serializedBody } from '../../../lib/request-fingerp
 import { lowerThreadPriority } from '../../../lib/thread-priority.ts';
 import { type Chunk, chunkNote, type NoteContent } from '../../search/chunk-note.ts';
 import { type Analysis, type AnalysisInput, analyzeTranscriptWithModel } from '../analyze-builtin.ts';
-import { type PreparedTranscript, prepareTranscriptText, transferablesOf } from '../prepared-transcript.ts';
+import {
+  type PreparedTranscript,
+  prepareTranscriptText,
+  type TranscriptUse,
+  transferablesOf,
+} from '../prepared-transcript.ts';
 
 /**
  * The entry of a processing thread (see processing-pool.ts): the CPU-heavy stages of the pipeline, each a pure
@@ -16,10 +21,16 @@ export type ProcessingTask =
   | { kind: 'prepare'; transcript: string }
   /**
    * A request's JSON body, as UTF-8 bytes. With `transcriptLimit`, a `transcript` string in it (of at most that
-   * many bytes) is prepared in the same trip (ParsedTranscriptBody). With `fingerprintOf` (`METHOD path`), the
-   * request's Idempotency-Key fingerprint is taken too.
+   * many bytes) is prepared in the same trip (ParsedTranscriptBody), for `transcriptUse`. With `fingerprintOf`
+   * (`METHOD path`), the request's Idempotency-Key fingerprint is taken too.
    */
-  | { kind: 'json'; bytes: Uint8Array; transcriptLimit?: number; fingerprintOf?: string }
+  | {
+      kind: 'json';
+      bytes: Uint8Array;
+      transcriptLimit?: number;
+      transcriptUse?: TranscriptUse;
+      fingerprintOf?: string;
+    }
   | { kind: 'analyze'; input: AnalysisInput }
   | { kind: 'chunk'; content: NoteContent }
   /** For tests and benchmarks of the budget: keeps the thread busy this long. */
@@ -62,7 +73,7 @@ export default async function runProcessingTask(task: ProcessingTask): Promise<P
         return moved({ ok: true, value: prepared }, transferablesOf(prepared));
       }
       case 'json': {
-        const { bytes, transcriptLimit, fingerprintOf } = task;
+        const { bytes, transcriptLimit, transcriptUse, fingerprintOf } = task;
         const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
         const body: ParsedTranscriptBody = parseJsonBody(text);
         if (fingerprintOf !== undefined)
@@ -71,7 +82,7 @@ export default async function runProcessingTask(task: ProcessingTask): Promise<P
         if (transcriptLimit === undefined || typeof transcript !== 'string') return { ok: true, value: body };
         if (Buffer.byteLength(transcript, 'utf8') > transcriptLimit) return { ok: true, value: body };
         try {
-          body.prepared = prepareTranscriptText(transcript, { request: true });
+          body.prepared = prepareTranscriptText(transcript, transcriptUse);
         } catch (err) {
           // The service prepares it again and answers the error, after the body's validation as always.
           if (err instanceof AppError) return { ok: true, value: body };
