@@ -36,6 +36,10 @@ export function adversarialTranscripts(maxBytes = 2_097_152): AdversarialTranscr
         .join('')
         .slice(0, max),
     },
+    {
+      name: '2 MB of "; " after a promise',
+      transcript: `A: I'll send the report${fill('; ', max - 40)}x`,
+    },
     { name: '400,000 one-word turns', transcript: fill('A: x\n', max) },
     { name: '2 MB of short labelled turns', transcript: fill('Maria Lopez: yes.\nBob: ok.\n', max) },
     { name: '2 MB of emoji', transcript: fill('😀', max) },

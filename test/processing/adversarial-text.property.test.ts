@@ -154,6 +154,10 @@ describe('every analyzer stage on adversarial text', () => {
       '?'.repeat(MAX_LENGTH),
       ' '.repeat(MAX_LENGTH),
       `x${' '.repeat(MAX_LENGTH)}x`,
+      // Trailing trims (`[;\s]+$`) tried from every position of a run that does not reach the end.
+      `A: I'll send the report${'; '.repeat(MAX_LENGTH / 2)}x`,
+      `A: I'll send the report${', okay'.repeat(MAX_LENGTH / 6)} x`,
+      `A: Maria, can you send it${' and'.repeat(MAX_LENGTH / 4)} x`,
     ])
       expect(() => runEveryStage(t)).not.toThrow();
   });

@@ -1,3 +1,4 @@
+import { trimEndMatching } from '../../lib/text.ts';
 import { cleanText, STOPWORDS } from './sentences.ts';
 import { pickSalient, type ScoredSentence } from './summarize.ts';
 
@@ -39,8 +40,7 @@ export function keyPhrase(sentence: string): string {
   let text = cleanText(sentence).replace(FRAMING, '');
   const clause = CLAUSE_BREAK.exec(text);
   if (clause && text.slice(0, clause.index).split(' ').length >= 3) text = text.slice(0, clause.index);
-  const words = text
-    .replace(/[.!?"]+$/g, '')
+  const words = trimEndMatching(text, /[.!?"]/)
     .split(' ')
     .filter(Boolean)
     .slice(0, MAX_TITLE_WORDS);
@@ -55,7 +55,7 @@ export function keyPhrase(sentence: string): string {
     )
   )
     words.pop();
-  return words.join(' ').replace(/[,;:\s-]+$/, '');
+  return trimEndMatching(words.join(' '), /[,;:\s-]/);
 }
 
 /** The most frequent content words across the transcript, most frequent first. */

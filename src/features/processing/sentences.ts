@@ -1,3 +1,4 @@
+import { trimEndMatching } from '../../lib/text.ts';
 /** A sentence of the transcript with where it was said and who said it. */
 export interface Sentence {
   /** Position among all sentences of the transcript. */
@@ -145,7 +146,7 @@ const LEAD_IN =
 export function tidySentence(text: string): string {
   const trimmed = text.replace(LEAD_IN, '').trim() || text.trim();
   const capitalised = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
-  return /[.!?]["')\]]*$/.test(capitalised) ? capitalised : `${capitalised.replace(/[,;:\s-]+$/, '')}.`;
+  return /[.!?]["')\]]*$/.test(capitalised) ? capitalised : `${trimEndMatching(capitalised, /[,;:\s-]/)}.`;
 }
 
 /** Cuts a text to at most `max` characters on a word boundary, marking the cut with an ellipsis. */
@@ -153,5 +154,5 @@ export function truncateText(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max - 1);
   const atSpace = cut.lastIndexOf(' ');
-  return `${(atSpace > max / 2 ? cut.slice(0, atSpace) : cut).replace(/[,;:\s-]+$/, '')}…`;
+  return `${trimEndMatching(atSpace > max / 2 ? cut.slice(0, atSpace) : cut, /[,;:\s-]/)}…`;
 }

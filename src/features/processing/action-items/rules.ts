@@ -1,3 +1,4 @@
+import { trimEndMatching } from '../../../lib/text.ts';
 import type { Sentence } from '../sentences.ts';
 import {
   isPerson,
@@ -221,8 +222,7 @@ function withOpenQuestion(found: Match, sentence: Sentence, all: readonly Senten
   for (let i = sentence.index - 1; i >= 0 && sentence.segmentIndex - all[i]!.segmentIndex <= 4; i--) {
     const asked = all[i]!.text;
     if (!asked.endsWith('?')) continue;
-    const question = asked
-      .replace(/[?\s]+$/, '')
+    const question = trimEndMatching(asked, /[?\s]/)
       .replace(/^(?:(?:so|and|or|but|uh|um|okay|well|then)[,\s]+)*/i, '')
       // "Is it …", "Who else …": the question's first word, not a name, in lower case.
       .replace(

@@ -1,3 +1,4 @@
+import { removeAtEnd, trimEndMatching } from '../../../lib/text.ts';
 import {
   LEADING_FILLER,
   NEEDS_COMPLEMENT,
@@ -33,17 +34,18 @@ export function toMatch(
   assignee: string | undefined,
   options: { requester?: string; allowAnyVerb?: boolean } = {},
 ): Match | undefined {
-  let text = clause
-    // "think s through this": a word cut off after its first letter.
-    .replace(/(?:^|\s)(?![aAiIoO]\s)[b-zB-Z](?=\s)|\s*@(?:\s*@)*/g, '')
-    .replace(/\s+(?:because|since|so that|'cause|cause)\s.*$/i, '')
-    .replace(/,\s+(?:if|but)\s.*$|,?\s+(?:unless|whenever)\s.*$/i, '')
-    .replace(/[.!?]\s.*$/, '')
-    .replace(SPOKEN_TAG, '')
-    .replace(/[.!?;:,\s]+$/, '')
-    // "send it to you and Fey and then", "get the slogan on there, and": the speaker trails off after a
-    // conjunction; the task before it is whole (speech broken off before an object still fails below).
-    .replace(TRAILING_CONJUNCTION, '');
+  let text = removeAtEnd(
+    clause
+      // "think s through this": a word cut off after its first letter.
+      .replace(/(?:^|\s)(?![aAiIoO]\s)[b-zB-Z](?=\s)|\s*@(?:\s*@)*/g, '')
+      .replace(/\s+(?:because|since|so that|'cause|cause)\s.*$/i, '')
+      .replace(/,\s+(?:if|but)\s.*$|,?\s+(?:unless|whenever)\s.*$/i, '')
+      .replace(/[.!?]\s.*$/, ''),
+    SPOKEN_TAG,
+  );
+  // "send it to you and Fey and then", "get the slogan on there, and": the speaker trails off after a
+  // conjunction; the task before it is whole (speech broken off before an object still fails below).
+  text = removeAtEnd(trimEndMatching(text, /[.!?;:,\s]/), TRAILING_CONJUNCTION);
   // "also, for sure, email Hynek": fillers, also between commas.
   for (let before = ''; before !== text; ) {
     before = text;
