@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Deps } from '../deps.ts';
 import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import type { Scope } from '../features/api-keys/scopes.ts';
-import type { ParsedTranscriptBody } from '../features/processing/pool/processing.worker.ts';
+import type { JsonBodyOptions, ParsedTranscriptBody } from '../features/processing/pool/processing.worker.ts';
 import type { TranscriptUse } from '../features/processing/prepared-transcript.ts';
 import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
@@ -76,8 +76,7 @@ export function jsonBody(
   options: { transcript?: TranscriptUse } = {},
 ): MiddlewareHandler<AppEnv> {
   const limit = maxBytes(deps);
-  const transcriptLimit = options.transcript ? deps.config.maxTranscriptBytes : undefined;
-  const transcriptUse = options.transcript;
+  const transcript = options.transcript && { limit: deps.config.maxTranscriptBytes, use: options.transcript };
   return async (c, next) => {
     const type = c.req.header('content-type');
     const length = c.req.header('content-length');
@@ -96,7 +95,7 @@ export function jsonBody(
       c.req.header('idempotency-key') !== undefined ? `${c.req.method} ${c.req.path}` : undefined;
     const body: ParsedTranscriptBody =
       bytes.byteLength > INLINE_BODY_BYTES
-        ? await parseLarge(deps, bytes, type, { transcriptLimit, transcriptUse, fingerprintOf })
+        ? await parseLarge(deps, bytes, type, { transcript, fingerprintOf })
         : parseSmall(bytes, type);
     if (body.prepared && typeof body.value.transcript === 'string') {
       c.set('preparedTranscript', { source: body.value.transcript, prepared: body.prepared });
@@ -140,19 +139,11 @@ function parseLarge(
   deps: Deps,
   bytes: Buffer,
   type: string | undefined,
-  options: {
-    transcriptLimit: number | undefined;
-    transcriptUse: TranscriptUse | undefined;
-    fingerprintOf: string | undefined;
-  },
+  options: JsonBodyOptions,
 ): Promise<ParsedTranscriptBody> {
   if (type === undefined)
     throw new AppError('unsupported_media_type', 'Content-Type must be application/json.');
-  return deps.processing.parseJson(bytes, {
-    ...(options.transcriptLimit !== undefined ? { transcriptLimit: options.transcriptLimit } : {}),
-    ...(options.transcriptUse !== undefined ? { transcriptUse: options.transcriptUse } : {}),
-    ...(options.fingerprintOf !== undefined ? { fingerprintOf: options.fingerprintOf } : {}),
-  });
+  return deps.processing.parseJson(bytes, options);
 }
 
 /** The body text other readers see: as sent, or the repaired object serialised (as sent if that fails). */

@@ -119,13 +119,13 @@ describe('the answer that echoes a prepared transcript', () => {
       '\n',
     );
     const bytes = new TextEncoder().encode(JSON.stringify({ transcript }));
-    const body = await pool.parseJson(bytes, { transcriptLimit: 2_097_152, transcriptUse: 'echoed' });
+    const body = await pool.parseJson(bytes, { transcript: { limit: 2_097_152, use: 'echoed' } });
     const json = body.prepared?.renderedJson;
     expect(json).toBeInstanceOf(Uint8Array);
     expect(Buffer.from(json!).toString('utf8')).toBe(JSON.stringify(body.prepared?.rendered));
     expect(body.prepared?.source).toBeUndefined();
     // A body that makes a recording gets the text's size and hash instead.
-    const recorded = await pool.parseJson(bytes, { transcriptLimit: 2_097_152, transcriptUse: 'recorded' });
+    const recorded = await pool.parseJson(bytes, { transcript: { limit: 2_097_152, use: 'recorded' } });
     expect(recorded.prepared?.renderedJson).toBeUndefined();
     expect(recorded.prepared?.source).toEqual({
       bytes: Buffer.byteLength(transcript),
@@ -176,7 +176,7 @@ describe('a large body with a transcript', () => {
   const bytes = new TextEncoder().encode(JSON.stringify({ title: 'Plan', transcript }));
 
   it('has the transcript prepared in the same trip, as it would be in place', async () => {
-    const body = await pool.parseJson(bytes, { transcriptLimit: 2_097_152 });
+    const body = await pool.parseJson(bytes, { transcript: { limit: 2_097_152, use: 'echoed' } });
     expect(body.value.transcript).toBe(transcript);
     const inPlace = prepareTranscript(parseTranscript(transcript));
     expect(body.prepared?.rendered).toBe(inPlace.rendered);
@@ -185,10 +185,14 @@ describe('a large body with a transcript', () => {
   });
 
   it('is not prepared over the limit, without a limit, or when the transcript has no text (the service answers)', async () => {
-    expect((await pool.parseJson(bytes, { transcriptLimit: 1_000 })).prepared).toBeUndefined();
+    expect(
+      (await pool.parseJson(bytes, { transcript: { limit: 1_000, use: 'echoed' } })).prepared,
+    ).toBeUndefined();
     expect((await pool.parseJson(bytes)).prepared).toBeUndefined();
     const blank = new TextEncoder().encode(JSON.stringify({ transcript: ' '.repeat(70_000) }));
-    expect((await pool.parseJson(blank, { transcriptLimit: 2_097_152 })).prepared).toBeUndefined();
+    expect(
+      (await pool.parseJson(blank, { transcript: { limit: 2_097_152, use: 'echoed' } })).prepared,
+    ).toBeUndefined();
   });
 
   it('is used by the service only for that very text', async () => {

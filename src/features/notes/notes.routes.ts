@@ -27,7 +27,7 @@ import {
   UpdateNoteResponse,
 } from './notes.schema.ts';
 import { acceptNote, deleteNote, getNote, listNotes, updateNote } from './notes.service.ts';
-import type { NoteDetail as NoteDetailBody } from './notes.view.ts';
+import type { NoteDetailView } from './notes.view.ts';
 import { speakersRoutes } from './speakers.routes.ts';
 
 const json = <T>(schema: T, description: string, example?: unknown) => ({
@@ -94,7 +94,7 @@ export function notesRoutes(deps: Deps) {
       });
       // The JSON text c.json would send (noteDetailJson), made without serialising the transcript here.
       const answer = c.body(json, 202, { 'Content-Type': JSON_CONTENT_TYPE });
-      return answer as unknown as TypedResponse<NoteDetailBody, 202, 'json'>;
+      return answer as unknown as TypedResponse<NoteDetailView, 202, 'json'>;
     },
   );
 

@@ -81,7 +81,8 @@ export function renderTranscript(segments: readonly { speaker: string; text: str
   return segments.map((s) => `${s.speaker}: ${s.text.replace(/(?<!\s)\s*\n\s*/g, ' ').trim()}`).join('\n');
 }
 
-export type NoteDetail = ReturnType<typeof toNoteDetail>;
+/** A note's detail form, as `toNoteDetail` makes it (the API's `NoteDetail` schema describes it). */
+export type NoteDetailView = ReturnType<typeof toNoteDetail>;
 
 /**
  * A note's detail form as the JSON text of an answer: `JSON.stringify(detail)`, in bytes. When `transcript` is
@@ -90,26 +91,19 @@ export type NoteDetail = ReturnType<typeof toNoteDetail>;
  * fields.
  */
 export function noteDetailJson(
-  detail: NoteDetail,
+  detail: NoteDetailView,
   transcript?: { rendered: string; renderedJson?: Uint8Array | undefined },
 ): Uint8Array<ArrayBuffer> {
   const literal = transcript?.rendered === detail.transcript ? transcript.renderedJson : undefined;
+  if (!literal) return Buffer.from(JSON.stringify(detail), 'utf8');
   const entries = Object.entries(detail);
   const at = entries.findIndex(([key]) => key === 'transcript');
-  if (!literal || at < 0) return new TextEncoder().encode(JSON.stringify(detail));
   // `{"id":…,"summary":…` then `"transcript":` and the literal, then `,"action_items":…}`: the same key order.
   const before = JSON.stringify(Object.fromEntries(entries.slice(0, at))).slice(0, -1);
   const after = JSON.stringify(Object.fromEntries(entries.slice(at + 1))).slice(1);
-  const parts = [
+  return Buffer.concat([
     Buffer.from(`${before}${before === '{' ? '' : ','}"transcript":`, 'utf8'),
     literal,
     Buffer.from(after === '}' ? after : `,${after}`, 'utf8'),
-  ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
+  ]);
 }

@@ -60,16 +60,13 @@ export function transcriptContentType(input: TranscriptInput): string {
 }
 
 /**
- * Size and SHA-256 of the bytes a transcript input was given as (its recording's size and content hash); a
- * transcript text prepared in a processing thread has them already (`PreparedTranscript.source`).
+ * Size and SHA-256 of the bytes a transcript input was given as (its recording's size and content hash),
+ * hashed only when `sha256` is not known already (an import hashed the file); a transcript text prepared in a
+ * processing thread has both (`PreparedTranscript.source`).
  */
-export function transcriptDigest(input: TranscriptInput): { bytes: number; sha256: string } {
+export function transcriptDigest(input: TranscriptInput, sha256?: string): { bytes: number; sha256: string } {
   const bytes = Buffer.from(input.transcript ?? JSON.stringify(input.segments ?? []), 'utf8');
-  return { bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
-}
-
-function sha256Hex(bytes: Buffer | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  return { bytes: bytes.byteLength, sha256: sha256 ?? createHash('sha256').update(bytes).digest('hex') };
 }
 
 /**

@@ -113,7 +113,7 @@ export async function createRecordingFromTranscript(
   } = {},
 ): Promise<RecordingAccepted> {
   const transcript = await prepareInput(deps, input, source.prepared);
-  const digest = transcript.source ?? transcriptDigest(input);
+  const digest = transcript.source ?? transcriptDigest(input, source.sha256);
   const createdAt = input.created_at ?? nowIso();
   const recording = recordingRow(actor, {
     content_type: transcriptContentType(input),

@@ -5,12 +5,13 @@ import type { ProcessingSettings } from '../../../config.ts';
 import { AppError } from '../../../lib/errors.ts';
 import type { Chunk, NoteContent } from '../../search/chunk-note.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
-import {
-  type PreparedTranscript,
-  prepareTranscriptText,
-  type TranscriptUse,
-} from '../prepared-transcript.ts';
-import type { ParsedTranscriptBody, ProcessingOutcome, ProcessingTask } from './processing.worker.ts';
+import { type PreparedTranscript, prepareTranscriptText } from '../prepared-transcript.ts';
+import type {
+  JsonBodyOptions,
+  ParsedTranscriptBody,
+  ProcessingOutcome,
+  ProcessingTask,
+} from './processing.worker.ts';
 
 /**
  * The worker threads that parse, analyze and chunk transcripts, so that a large or hostile transcript never
@@ -36,13 +37,10 @@ export interface ProcessingPool {
   prepareTranscript(transcript: string, signal?: AbortSignal): Promise<PreparedTranscript>;
   /**
    * parseJsonBody of a request's UTF-8 bytes in a thread (for large bodies: small ones cost more to send). With
-   * `transcriptLimit`, the body's `transcript` is prepared in the same trip when it fits the limit and parses,
-   * for `transcriptUse`.
+   * `transcript`, the body's `transcript` is prepared in the same trip when it fits the limit and parses; with
+   * `fingerprintOf`, its Idempotency-Key fingerprint is taken.
    */
-  parseJson(
-    bytes: Uint8Array,
-    options?: { transcriptLimit?: number; transcriptUse?: TranscriptUse; fingerprintOf?: string },
-  ): Promise<ParsedTranscriptBody>;
+  parseJson(bytes: Uint8Array, options?: JsonBodyOptions): Promise<ParsedTranscriptBody>;
   /** The builtin analyzer in a thread. */
   analyze(input: AnalysisInput, signal?: AbortSignal): Promise<Analysis>;
   /** chunkNote in a thread. */

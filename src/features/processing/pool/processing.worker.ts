@@ -20,17 +20,11 @@ export type ProcessingTask =
   /** A transcript's text, parsed and packed for storing (PreparedTranscript). */
   | { kind: 'prepare'; transcript: string }
   /**
-   * A request's JSON body, as UTF-8 bytes. With `transcriptLimit`, a `transcript` string in it (of at most that
-   * many bytes) is prepared in the same trip (ParsedTranscriptBody), for `transcriptUse`. With `fingerprintOf`
+   * A request's JSON body, as UTF-8 bytes. With `transcript`, a `transcript` string in it (of at most `limit`
+   * bytes) is prepared in the same trip (ParsedTranscriptBody), for its `use`. With `fingerprintOf`
    * (`METHOD path`), the request's Idempotency-Key fingerprint is taken too.
    */
-  | {
-      kind: 'json';
-      bytes: Uint8Array;
-      transcriptLimit?: number;
-      transcriptUse?: TranscriptUse;
-      fingerprintOf?: string;
-    }
+  | ({ kind: 'json'; bytes: Uint8Array } & JsonBodyOptions)
   | { kind: 'analyze'; input: AnalysisInput }
   | { kind: 'chunk'; content: NoteContent }
   /** For tests and benchmarks of the budget: keeps the thread busy this long. */
@@ -40,6 +34,12 @@ export type ProcessingTask =
 export type ProcessingOutcome =
   | { ok: true; value: PreparedTranscript | ParsedTranscriptBody | Analysis | Chunk[] | null }
   | { ok: false; error: { code: ErrorCode; message: string; param?: string } };
+
+/** What a thread does besides parsing a request's JSON body (see the `json` task). */
+export interface JsonBodyOptions {
+  transcript?: { limit: number; use: TranscriptUse } | undefined;
+  fingerprintOf?: string | undefined;
+}
 
 /** A request body read in a thread, with its transcript prepared when the task asked and it could be. */
 export interface ParsedTranscriptBody extends ParsedJsonBody {
@@ -73,16 +73,17 @@ export default async function runProcessingTask(task: ProcessingTask): Promise<P
         return moved({ ok: true, value: prepared }, transferablesOf(prepared));
       }
       case 'json': {
-        const { bytes, transcriptLimit, transcriptUse, fingerprintOf } = task;
+        const { bytes, fingerprintOf } = task;
         const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
         const body: ParsedTranscriptBody = parseJsonBody(text);
         if (fingerprintOf !== undefined)
           body.fingerprint = requestFingerprint(fingerprintOf, serializedBody(body.value) ?? text);
         const transcript = body.value.transcript;
-        if (transcriptLimit === undefined || typeof transcript !== 'string') return { ok: true, value: body };
-        if (Buffer.byteLength(transcript, 'utf8') > transcriptLimit) return { ok: true, value: body };
+        const wanted = task.transcript;
+        if (!wanted || typeof transcript !== 'string') return { ok: true, value: body };
+        if (Buffer.byteLength(transcript, 'utf8') > wanted.limit) return { ok: true, value: body };
         try {
-          body.prepared = prepareTranscriptText(transcript, transcriptUse);
+          body.prepared = prepareTranscriptText(transcript, wanted.use);
         } catch (err) {
           // The service prepares it again and answers the error, after the body's validation as always.
           if (err instanceof AppError) return { ok: true, value: body };
