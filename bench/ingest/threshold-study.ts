@@ -4,7 +4,15 @@ import { type LabelledExcerpt, loadLabelledSet } from './action-item-data.ts';
 import type { ExcerptSet } from './excerpts.ts';
 import { matches } from './quality.ts';
 import { closeSentenceModel, sentenceVectors } from './sentence-vectors.ts';
-import { countMatches, extractWith, scoreExcerpts, TRAIN_SETS, train } from './train-action-items.ts';
+import {
+  extractWith,
+  fBeta,
+  scoreExcerpts,
+  sweepThresholds,
+  type ThresholdRow,
+  TRAIN_SETS,
+  train,
+} from './train-action-items.ts';
 
 /**
  * `npx tsx bench/ingest/threshold-study.ts`: where should the detector's keep / commitment thresholds be chosen?
@@ -18,38 +26,13 @@ import { countMatches, extractWith, scoreExcerpts, TRAIN_SETS, train } from './t
 const KEEP = [0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4];
 const COMMITTED = [0, 0.01, 0.02, 0.03, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2];
 
-interface Row {
-  keep: number;
-  keepCommitted: number;
-  correct: number;
-  predicted: number;
-  gold: number;
-}
+type Row = ThresholdRow;
 
-function sweep(excerpts: readonly LabelledExcerpt[], scores: readonly (readonly number[])[]): Row[] {
-  const rows: Row[] = [];
-  for (const keep of KEEP) {
-    for (const keepCommitted of COMMITTED) {
-      if (keepCommitted > keep) continue;
-      const row = { keep, keepCommitted, correct: 0, predicted: 0, gold: 0 };
-      excerpts.forEach((e, i) => {
-        const c = countMatches(extractWith(e, scores[i], { keep, add: 2, keepCommitted }), e);
-        row.correct += c.correct;
-        row.predicted += c.predicted;
-        row.gold += c.gold;
-      });
-      rows.push(row);
-    }
-  }
-  return rows;
-}
-
-const p = (r: Row) => (r.predicted ? r.correct / r.predicted : 1);
-const rc = (r: Row) => (r.gold ? r.correct / r.gold : 1);
-const f = (r: Row, beta = 1) => {
-  const [a, b] = [p(r), rc(r)];
-  return a + b ? ((1 + beta * beta) * a * b) / (beta * beta * a + b) : 0;
-};
+const sweep = (excerpts: readonly LabelledExcerpt[], scores: readonly (readonly number[])[]): Row[] =>
+  sweepThresholds(excerpts, scores, { keep: KEEP, committed: COMMITTED, add: [2] }).rows;
+const p = (r: Row) => r.precision;
+const rc = (r: Row) => r.recall;
+const f = (r: Row, beta = 1) => fBeta(r.precision, r.recall, beta);
 const fmt = (r: Row) =>
   `keep ${r.keep.toFixed(2)} committed ${r.keepCommitted.toFixed(2)}: ${r.correct}/${r.predicted} of ${r.gold}, P ${(p(r) * 100).toFixed(1)}% R ${(rc(r) * 100).toFixed(1)}%`;
 

@@ -136,6 +136,25 @@ export const MIN_PRECISION = 0.7;
  */
 export const VECTOR_THRESHOLD_SETS: readonly ExcerptSet[] = ['train'];
 
+/** Rules + detector at one set of thresholds, over some excerpts. */
+export interface ThresholdRow {
+  keep: number;
+  add: number;
+  keepCommitted: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  correct: number;
+  predicted: number;
+  gold: number;
+}
+
+/** F-measure: `beta` < 1 weighs precision more (F0.5: precision counts twice as much as recall). */
+export function fBeta(precision: number, recall: number, beta = 1): number {
+  const b2 = beta * beta;
+  return precision + recall ? ((1 + b2) * precision * recall) / (b2 * precision + recall) : 0;
+}
+
 /**
  * Precision and recall of rules + detector on held-out-in-turn probabilities, for every threshold pair, and the
  * pair chosen for precision: the highest recall at precision ≥ MIN_PRECISION (F1 breaks ties; none that
@@ -145,22 +164,21 @@ export function sweepThresholds(
   excerpts: readonly LabelledExcerpt[],
   scores: readonly (readonly number[])[],
   {
+    keep: keeps = KEEP,
     committed = [0],
     add: adds = ADD,
     minPrecision = MIN_PRECISION,
     by = 'recall',
-  }: { committed?: number[]; add?: number[]; minPrecision?: number; by?: 'recall' | 'f0.5' } = {},
+  }: {
+    keep?: readonly number[];
+    committed?: readonly number[];
+    add?: readonly number[];
+    minPrecision?: number;
+    by?: 'recall' | 'f0.5';
+  } = {},
 ) {
-  const rows: {
-    keep: number;
-    add: number;
-    keepCommitted: number;
-    precision: number;
-    recall: number;
-    f1: number;
-    predicted: number;
-  }[] = [];
-  for (const keep of KEEP) {
+  const rows: ThresholdRow[] = [];
+  for (const keep of keeps) {
     for (const [add, keepCommitted] of adds.flatMap((a) => committed.map((c) => [a, c] as const))) {
       if (keepCommitted > keep) continue;
       let correct = 0;
@@ -174,14 +192,13 @@ export function sweepThresholds(
       });
       const precision = predicted ? correct / predicted : 1;
       const recall = gold ? correct / gold : 1;
-      const f1 = precision + recall ? (2 * precision * recall) / (precision + recall) : 0;
-      rows.push({ keep, add, keepCommitted, precision, recall, f1, predicted });
+      const f1 = fBeta(precision, recall);
+      rows.push({ keep, add, keepCommitted, precision, recall, f1, correct, predicted, gold });
     }
   }
   if (by === 'f0.5') {
     // Precision counts twice as much as recall (F0.5); a tie goes to the first row, the lower thresholds.
-    const f05 = (r: (typeof rows)[number]) =>
-      r.precision + r.recall ? (1.25 * r.precision * r.recall) / (0.25 * r.precision + r.recall) : 0;
+    const f05 = (r: ThresholdRow) => fBeta(r.precision, r.recall, 0.5);
     return { rows, chosen: rows.reduce((best, r) => (f05(r) > f05(best) ? r : best)) };
   }
   const eligible = rows.filter((r) => r.precision >= minPrecision);
