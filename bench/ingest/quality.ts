@@ -50,6 +50,8 @@ export const LABELS: Record<ExcerptSet, string> = {
   train: path.join(LABEL_DIR, 'action-items.train.json'),
   test: path.join(LABEL_DIR, 'action-items.test.json'),
   final: path.join(LABEL_DIR, 'action-items.final.json'),
+  train2: path.join(LABEL_DIR, 'action-items.train2.json'),
+  final2: path.join(LABEL_DIR, 'action-items.final2.json'),
 };
 
 /** Porter-stemmed content words: what two phrasings of one task share ("keeping" and "keep" alike). */
@@ -246,6 +248,8 @@ if (process.argv[1]?.endsWith('quality.ts')) {
     train: 'detector training',
     test: 'first final test',
     final: 'final test',
+    train2: 'second detector training',
+    final2: 'third final test',
   };
   type Figures = Omit<ReturnType<typeof evaluateActionItems>, 'lines'>;
   const report = (name: string, f: Figures) =>
