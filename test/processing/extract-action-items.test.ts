@@ -741,3 +741,103 @@ describe('sentences: a filler that opens a sentence', () => {
     ]);
   });
 });
+
+describe('action items: the third round of issue 17', () => {
+  it('gives "you\'re going to …" to a role said in lower case before it ("as the industrial designer, …")', () => {
+    expect(
+      roles([
+        [
+          'Project Manager',
+          "So in between now and then, as the industrial designer, you're gonna be working on the working design.",
+        ],
+        ['Marketing', 'Okay.'],
+      ]),
+    ).toEqual([{ text: 'Work on the working design', assignee: 'Industrial Designer' }]);
+  });
+
+  it('lets the AMI scenario overrule a guess from who answered an unnamed "you"', () => {
+    // Nobody is named: the answer "okay" is a guess, and product evaluation is Marketing's work.
+    expect(
+      roles([
+        ['Project Manager', "You're gonna look at product evaluation."],
+        ['User Interface', 'Okay.'],
+      ]),
+    ).toEqual([{ text: 'Look at product evaluation', assignee: 'Marketing' }]);
+    // A role named before the request is not a guess: it stands.
+    expect(
+      roles([
+        ['Project Manager', "And for the User Interface, you're gonna look at product evaluation."],
+        ['User Interface', 'Okay.'],
+      ]),
+    ).toEqual([{ text: 'Look at product evaluation', assignee: 'User Interface' }]);
+    // Work the scenario gives no one keeps the guess.
+    expect(
+      roles([
+        ['Project Manager', "You're gonna book the meeting room."],
+        ['User Interface', 'Okay.'],
+      ]),
+    ).toEqual([{ text: 'Book the meeting room', assignee: 'User Interface' }]);
+  });
+
+  it('reads "why don\'t we …?" as the team\'s suggestion and "I\'d need to …" as the speaker\'s duty', () => {
+    expect(
+      people([
+        ['Speaker 1', "Why don't we plan to give you feedback electronically?"],
+        ['Speaker 2', "I'd need to talk to manufacturing again about the shell."],
+      ]),
+    ).toEqual([
+      { text: 'Plan to give you feedback electronically' },
+      { text: 'Talk to manufacturing again about the shell', assignee: 'Bob Smith' },
+    ]);
+    // "Why don't we" about the present is a question, not a plan.
+    expect(people([['Speaker 1', "Why don't we have more time?"]])).toEqual([]);
+  });
+
+  it('takes "read", "mention … to", "see if we can", "fit … together" and "start …ing" only with their complement', () => {
+    expect(
+      people([
+        ['Speaker 1', 'I should read the paper.'],
+        ['Speaker 2', "I'll mention it to the transcribers."],
+        ['Speaker 3', "I'll see if we can get a second microphone."],
+        ['Speaker 1', "We're going to fit all the pieces together next meeting."],
+        ['Speaker 2', "We're gonna start recording them next week."],
+      ]),
+    ).toEqual([
+      { text: 'Read the paper', assignee: 'Alice Chen' },
+      { text: 'Mention it to the transcribers', assignee: 'Bob Smith' },
+      { text: 'See if we can get a second microphone', assignee: 'Maria Lopez' },
+      { text: 'Fit all the pieces together next meeting' },
+      { text: 'Start recording them next week', due: '2026-11-30' },
+    ]);
+    expect(
+      people([
+        ['Speaker 1', "Let's read the digits."],
+        ['Speaker 2', "I'll mention that."],
+        ['Speaker 3', "I'll see if it works this way."],
+        ['Speaker 1', "Let's start with the budget."],
+      ]),
+    ).toEqual([]);
+  });
+
+  it('reads a name between commas inside a request as its addressee, and two names before "you" as two people', () => {
+    expect(
+      people([
+        ['Speaker 1', 'And you will have to work more, Maria, on the spongy touch of the buttons.'],
+        ['Speaker 2', 'Okay.'],
+      ]),
+    ).toEqual([{ text: 'Work more on the spongy touch of the buttons', assignee: 'Maria Lopez' }]);
+    // After a preposition the name is the object: whoever answers is asked.
+    expect(
+      people([
+        ['Speaker 1', 'Can you talk to, Maria, about the buttons?'],
+        ['Speaker 2', 'Sure.'],
+      ]),
+    ).toEqual([{ text: 'Talk to, Maria, about the buttons', assignee: 'Bob Smith' }]);
+    expect(
+      people([
+        ['Speaker 1', 'Bob and Maria you will have to work together on the prototype.'],
+        ['Speaker 2', 'Okay.'],
+      ]),
+    ).toEqual([{ text: 'Work together on the prototype' }]);
+  });
+});

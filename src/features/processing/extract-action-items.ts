@@ -170,12 +170,13 @@ export function extractActionItems(
     if (seen.has(key)) return;
     seen.add(key);
     const by = speakers.nameOf(sentence.speaker);
-    // An unnamed "you": the role whose work the task names in the AMI scenario, else the one left without work.
-    const assignee =
-      found.assignee ??
-      (found.toYou
-        ? (scenarioOwner(found.text, speakers, by) ?? lastOneLeft(by, sentence.segmentIndex))
-        : undefined);
+    // An unnamed "you": the role whose work the task names in the AMI scenario (over a guess from who answered),
+    // else the one left without work.
+    const assignee = found.toYou
+      ? (scenarioOwner(found.text, speakers, by) ?? lastOneLeft(by, sentence.segmentIndex))
+      : found.guessed
+        ? (scenarioOwner(found.text, speakers, by) ?? found.assignee)
+        : found.assignee;
     // The same request said twice ("interact more with Christine … you need to interact with Christine"):
     // one item, where it was first said.
     const words = new Set(contentWords(tokenize(found.text)));

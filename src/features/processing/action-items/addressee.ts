@@ -141,14 +141,17 @@ const MENTION = new RegExp(
   String.raw`(?:^|[,.;?!]\s*|\b(?:[Ff]or|[Aa]nd|[Ss]o|[Oo]kay|[Nn]ow|[Tt]hen|[Rr]ight)\s+)(?:[Tt]he\s+)?${PHRASE}(?=\s*(?:[,.;?]|$|which\b|who\b|that's\b))`,
   'gu',
 );
+/** A role said in lower case as the topic: "as the industrial designer, you're …", "for our marketing expert, …". */
+const ROLE_MENTION = /\b(?:as|for)\s+(?:the|our)\s+((?:[\w'-]+\s){0,2}[\w'-]+)(?=\s*(?:,|$))/gi;
 /** The last person named as a topic in a text, other than the speaker. */
 function lastMention(text: string, speakers: SpeakerDirectory, speaker: string): string | undefined {
-  let found: string | undefined;
-  for (const m of text.matchAll(MENTION)) {
-    const who = resolveAddressee(m[1]!, speakers);
-    if (who && who !== speaker) found = who;
-  }
-  return found;
+  let found: { who: string; at: number } | undefined;
+  for (const pattern of [MENTION, ROLE_MENTION])
+    for (const m of text.matchAll(pattern)) {
+      const who = resolveAddressee(m[1]!, speakers);
+      if (who && who !== speaker && (!found || m.index >= found.at)) found = { who, at: m.index };
+    }
+  return found?.who;
 }
 /**
  * Whom an unnamed "you're going to …" is said to: a person named earlier in the sentence ("And for Marketing,

@@ -70,7 +70,7 @@ const OWNED_JOB = new RegExp(
 );
 // "I'll …", "I will …", "I'm going to …", "I need to …"
 const SELF =
-  /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i need to|i have to|i've got to|i can|i shall|i (?:still|also|just|really|probably|definitely|actually|certainly) (?:need to|have to|must|will|should|want to|plan to)|i should|i'd better|i ought to|i plan to|i'm planning to|i intend to|i(?:'d| would) be happy to|i'm happy to|i am happy to|i'm supposed to|i am supposed to|i volunteer to|i promise to|i'll make sure to),?\s+(?=(.+)$)/gi;
+  /\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|i need to|i have to|i've got to|i can|i shall|i (?:still|also|just|really|probably|definitely|actually|certainly) (?:need to|have to|must|will|should|want to|plan to)|i should|i'd better|i ought to|i plan to|i'm planning to|i intend to|i(?:'d| would) be happy to|i'm happy to|i am happy to|i'm supposed to|i am supposed to|i volunteer to|i promise to|i'll make sure to|i(?:'d| would) (?:need|have) to),?\s+(?=(.+)$)/gi;
 // "I'll ask the Industrial Designer to …", "I will ask Maria to …"
 const ASK_TO = new RegExp(
   String.raw`\b(?:[Ii](?:'ll| will| would like to| want to|'d like to| am going to|'m going to)?|[Ww]e(?:'ll| will)?)\s+(?:just\s+)?(?:ask|want|need|expect|would like|'d like)\s+(?:the\s+|our\s+)?${PHRASE}\s*to\s+(.+)$`,
@@ -117,7 +117,7 @@ const THIRD_PERSON_LOWER =
   /(?:^|[,.;]\s*|\b(?:and|so|then|that)\s+)(?:the\s+|our\s+)?((?:[a-z][\w-]*\s){0,2}[a-z][\w-]*)\s+(?:will|'ll|is going to|is gonna|needs to|has to|is(?=\s+\w+ing\b))\s+(.+)$/i;
 /** "Bob and Maria are going to …", "the I_D_ and the U_I_D_, you two will …": a task for two people, no one owner. */
 const PLURAL = new RegExp(
-  String.raw`(?:^|[,.;]\s*|\b(?:[Aa]nd|[Ss]o|[Tt]hat|[Tt]hen)\s+)(?:[Tt]he\s+)?${PHRASE}\s*and\s+(?:[Tt]he\s+)?${PHRASE},?\s*(?:you two\s+|you both\s+|both\s+)?(?:are going to|are gonna|will|'ll|need to|have to|should|are to)\s+(.+)$`,
+  String.raw`(?:^|[,.;]\s*|\b(?:[Aa]nd|[Ss]o|[Tt]hat|[Tt]hen)\s+)(?:[Tt]he\s+)?${PHRASE}\s*and\s+(?:[Tt]he\s+)?${PHRASE},?\s*(?:you two\s+|you both\s+|both\s+|you\s+)?(?:are going to|are gonna|will|'ll|need to|have to|should|are to)\s+(.+)$`,
   'u',
 );
 /** "you two are going to …", "could you guys …": addressed to several people. */
@@ -150,6 +150,8 @@ const ROLE_FOR =
 // "we need to …", "we still need to …", "let's …", "we'll have to …"
 const TEAM =
   /\b(?:we(?:\s+(?:still|really|also|probably|definitely|just|all|both|then|certainly|absolutely|obviously|basically|actually|maybe|kind of|sort of))?\s+(?:need to|have to|got to|must|should|'d better|had better)|shall we|we've got to|we(?:'ll| will| might| may)(?:\s+(?:still|also|probably|definitely))? (?:need|have) to|we(?:'re| are) (?:gonna|going to) (?:have|need) to|let's|let us)\s+(?=(.+)$)/gi;
+// "why don't we plan to …": a suggestion to the team, as "let's" (said as a question).
+const WHY_DONT_WE = /\bwhy (?:don't|do not) we\s+(.+?)\??$/i;
 // "we'll …", "we're going to …": a plan only when it says it is for after the meeting.
 const TEAM_WILL = /\b(?:we'll|we will|we're going to|we are going to|we're gonna)\s+(?=(.+)$)/gi;
 // "someone should call the vendor", "whoever … they should email Hynek": a task for someone unnamed.
@@ -332,6 +334,7 @@ export const RULES: readonly Rule[] = [
   // "I will tr getting information, I'll try and forward it": the first promise that names work.
   { name: 'promise', pattern: SELF, build: promise },
   { name: 'promise-to-get-back', pattern: LET_ME_GET_BACK, build: promise },
+  { name: 'team-suggestion', pattern: WHY_DONT_WE, build: (m) => some(toMatch(m[1]!, undefined)) },
   // A question that is not a request asks about the task, it does not set it.
   { name: 'question', pattern: ANY_CLAUSE, build: (_, { where }) => (where.question ? [] : undefined) },
   {
@@ -476,6 +479,8 @@ export function matchClause(context: ClauseContext, rules: readonly Rule[] = RUL
 /** Items with the name of the rule that found them. */
 const tagged = (found: Match[], rule: Rule) => found.map((m) => ({ ...m, rule: rule.name }));
 
+/** A name between commas after the first words of a task: "work more, Baba, on …" (the words before it, the name). */
+const VOCATIVE = /^((?:[\p{Ll}'-]+\s){0,3}[\p{Ll}'-]+),\s*(\p{Lu}[\p{Ll}'-]+),\s*/u;
 /** Whom a request is said to and what it asks: "can you send the notes, Maria?" → Maria, "send the notes". */
 function requestTo(m: RegExpExecArray, context: ClauseContext): Match | undefined {
   const { text, sentence, all, speakers, speaker, where } = context;
@@ -489,13 +494,25 @@ function requestTo(m: RegExpExecArray, context: ClauseContext): Match | undefine
     const body = m[1]!.slice(0, trailing.index);
     return toMatch(body, speakers.resolve(trailingName) ?? trailingName, { requester: speaker });
   }
+  // "you will have to work more, Baba, on the buttons": the addressee said between commas, inside the task.
+  const vocative = VOCATIVE.exec(m[1]!);
+  const called = vocative && isPerson(vocative[2]!, speakers) ? nameIn(vocative[2]!) : undefined;
+  if (vocative && called && !/\b(?:with|to|for|from|about|at|on|by|and|or)$/i.test(vocative[1]!)) {
+    const body = `${vocative[1]} ${m[1]!.slice(vocative.index + vocative[0].length)}`;
+    return toMatch(body, speakers.resolve(called) ?? resolveAddressee(called, speakers) ?? called, {
+      requester: speaker,
+    });
+  }
   // Several assignments in one turn go to several people: the reply only answers the last one.
   const before = sentence.text.slice(0, Math.max(0, sentence.text.indexOf(text) + m.index));
+  const named = topicBefore(before, sentence, all, speakers);
   const who =
-    topicBefore(before, sentence, all, speakers) ??
+    named ??
     (where.last ? (responder(sentence, all, speakers) ?? partner(sentence, all, speakers)) : undefined);
   const found = toMatch(m[1]!, who, { requester: speaker });
-  return found && !who && /\byou\b/i.test(m[0]) ? { ...found, toYou: true } : found;
+  if (!found || !/\byou\b/i.test(m[0])) return found;
+  // Nobody named: whoever answered is a guess, which the AMI scenario's owner of the work overrules.
+  return !who ? { ...found, toYou: true } : named ? found : { ...found, guessed: true };
 }
 
 /** The items of a sentence: an explicit "action item: …", or each clause's. */

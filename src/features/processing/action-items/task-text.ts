@@ -20,6 +20,8 @@ export interface Match {
   assignee?: string;
   /** Said to "you" with nothing to tell who that is: the one person left in a round of assignments, if any. */
   toYou?: boolean;
+  /** Said to an unnamed "you", the assignee guessed from who answered or who was talking with the speaker. */
+  guessed?: boolean;
   /** The rule that found it (`rules.ts`): a feature of the detector, and a clue when debugging. */
   rule?: string;
 }
