@@ -70,11 +70,12 @@ export type ExcerptSet =
   | 'test'
   | 'final'
   | 'train2'
-  | 'final2';
+  | 'final2'
+  | 'train3';
 /** The sets picked by corpus plan; the others are picked as further windows of their meetings. */
-type ExtraSet = 'train' | 'test' | 'final' | 'train2' | 'final2';
+type ExtraSet = 'train' | 'test' | 'final' | 'train2' | 'final2' | 'train3';
 type PlannedSet = Exclude<ExcerptSet, ExtraSet>;
-const EXTRA_SETS: readonly ExcerptSet[] = ['train', 'test', 'final', 'train2', 'final2'];
+const EXTRA_SETS: readonly ExcerptSet[] = ['train', 'test', 'final', 'train2', 'final2', 'train3'];
 const isExtra = (set: ExcerptSet): set is ExtraSet => EXTRA_SETS.includes(set);
 const DEV_SETS: PlannedSet[] = ['dev', 'dev2', 'dev3', 'dev4', 'dev5'];
 
@@ -108,6 +109,13 @@ const EXTRA: Record<
     count: 46,
     seed: 20261125_22,
     avoid: ['train', 'test', 'final', 'train2'],
+    late: true,
+  },
+  train3: {
+    from: DEV_SETS,
+    count: 480,
+    seed: 20261125_23,
+    avoid: ['train', 'test', 'final', 'train2', 'final2'],
     late: true,
   },
 };
@@ -186,6 +194,7 @@ if (process.argv[1]?.endsWith('excerpts.ts')) {
     'final',
     'train2',
     'final2',
+    'train3',
   ];
   const set = (sets.includes(process.argv[2] ?? '') ? process.argv[2] : 'dev') as ExcerptSet;
   const only = process.argv[3];
