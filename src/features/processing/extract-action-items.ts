@@ -1,6 +1,7 @@
 import type { SpeakerDirectory } from './action-items/addressee.ts';
 import { detectedTask } from './action-items/detected-task.ts';
 import { type Detector, defaultDetector } from './action-items/detector.ts';
+import { DELIBERATION, LATER } from './action-items/lexicon.ts';
 import { matchSentence } from './action-items/rules.ts';
 import { scenarioOwner, scenarioRound } from './action-items/scenario-roles.ts';
 import { isTask, type Match, toMatch, verbOf, withoutQuotes } from './action-items/task-text.ts';
@@ -25,7 +26,7 @@ export interface ExtractedActionItem {
  */
 const NAMED_RULES = new Set(['explicit', 'owned-job', 'ask-someone-to', 'name-then-request', 'third-person']);
 /** Commitments: overruled only below their own, lower threshold (see `committed`). */
-const COMMITTED_RULES = new Set(['promise', 'promise-to-get-back', 'team-must']);
+const COMMITTED_RULES = new Set(['promise', 'promise-to-get-back']);
 
 export interface ExtractOptions {
   /**
@@ -130,7 +131,16 @@ export function extractActionItems(
    * written from (decisions 32, 37, 43).
    */
   function committed(m: Match, sentence: Sentence): boolean {
-    return named(m) || COMMITTED_RULES.has(m.rule ?? 'explicit') || dated(sentence);
+    return named(m) || COMMITTED_RULES.has(m.rule ?? 'explicit') || teamTask(m, sentence) || dated(sentence);
+  }
+
+  /**
+   * "We need to send the contract", "let's schedule a follow-up": the team's work elsewhere is a commitment;
+   * "we need to decide on the case", "we have to think about the shape" is the meeting deliberating, judged as the
+   * looser forms are, unless it is put after the meeting ("… next time").
+   */
+  function teamTask(m: Match, sentence: Sentence): boolean {
+    return m.rule === 'team-must' && (!DELIBERATION.test(m.text) || LATER.test(sentence.text));
   }
 
   function named(m: Match): boolean {
