@@ -47,7 +47,7 @@ function score(pairs: { predicted: readonly ExtractedActionItem[]; excerpt: Labe
   return { correct, predicted, gold, precision: correct / predicted, recall: correct / gold };
 }
 
-const asGold = (excerpt: LabelledExcerpt, items: readonly GoldItem[]): LabelledExcerpt => ({
+const asGold = (excerpt: LabelledExcerpt, items: GoldItem[]): LabelledExcerpt => ({
   ...excerpt,
   gold: items,
 });
