@@ -125,10 +125,10 @@ export function extractActionItems(
   /**
    * A task said as a commitment, judged only below the commitment threshold (`keepCommitted`; words-only
    * weights: never): work handed out by name (`named`, never judged), a promise of the speaker's own ("I'll send
-   * …"), a team's obligation ("we need to …", "let's …"), or anything with a due date (never dropped). The
-   * detector, trained on disfluent meeting speech, scores such plain sentences low; the looser forms (team plans,
-   * unnamed "you", imperatives, work named for a role) are where the rules go wrong on meetings they were not
-   * written from (decisions 32, 37, 43).
+   * …"), a team's work elsewhere ("we need to send …", `teamTask`), or anything with a due date (never dropped).
+   * The detector, trained on disfluent meeting speech, scores such plain sentences low; the looser forms (team
+   * plans, the meeting's own deliberation, unnamed "you", imperatives, work named for a role) are where the rules
+   * go wrong on meetings they were not written from (decisions 32, 37, 43, 45).
    */
   function committed(m: Match, sentence: Sentence): boolean {
     return named(m) || COMMITTED_RULES.has(m.rule ?? 'explicit') || teamTask(m, sentence) || dated(sentence);
