@@ -158,6 +158,10 @@ describe('every analyzer stage on adversarial text', () => {
       `A: I'll send the report${'; '.repeat(MAX_LENGTH / 2)}x`,
       `A: I'll send the report${', okay'.repeat(MAX_LENGTH / 6)} x`,
       `A: Maria, can you send it${' and'.repeat(MAX_LENGTH / 4)} x`,
+      // A role said before "you", a name between commas inside a request (issue 17, third round).
+      `A: ${'as the industrial designer '.repeat(MAX_LENGTH / 27)}, you're gonna work on it`,
+      `A: you will have to work more, ${'Maria, '.repeat(MAX_LENGTH / 7)}on the buttons`,
+      `A: why don't we ${'plan to '.repeat(MAX_LENGTH / 8)}x?`,
     ])
       expect(() => runEveryStage(t)).not.toThrow();
   });
