@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { defaultDetector } from '../../src/features/processing/action-items/detector.ts';
 import { createSpeakerDirectory } from '../../src/features/processing/analyze-builtin.ts';
 import {
   type ExtractedActionItem,
@@ -8,8 +9,7 @@ import {
 import { type LabelledExcerpt, loadLabelledSet } from './action-item-data.ts';
 import type { ExcerptSet } from './excerpts.ts';
 import { type GoldItem, LABEL_DIR } from './quality.ts';
-import { closeSentenceModel, sentenceVectors } from './sentence-vectors.ts';
-import { countMatches, scoreExcerpts, TRAIN_SETS, train } from './train-action-items.ts';
+import { countMatches, loadTrainingData, scoreExcerpts, trainedWithout } from './train-action-items.ts';
 
 /**
  * `npx tsx bench/ingest/label-agreement.ts`: how far two careful people agree on a meeting's action items. A
@@ -65,31 +65,16 @@ const firstVsSecond = score(
   })),
 );
 
-// The analyzer on the same excerpts, each set's probabilities from a model trained on the other sets.
-const data = new Map(TRAIN_SETS.map((set) => [set, loadLabelledSet(set)] as const));
-const vectors = new Map<ExcerptSet, Float32Array[][]>();
-for (const set of TRAIN_SETS) vectors.set(set, await sentenceVectors(data.get(set)!));
-await closeSentenceModel();
+// The analyzer on the same excerpts, each set's probabilities from a model trained on the other sets, at the
+// shipped thresholds.
+const { data, vectors } = await loadTrainingData();
+const thresholds = defaultDetector().thresholds(true);
 const analyzer: { predicted: ExtractedActionItem[]; excerpt: LabelledExcerpt }[] = [];
 const againstSecond: typeof analyzer = [];
 for (const set of sets) {
-  const rest = TRAIN_SETS.filter((s) => s !== set);
-  const weights = train(
-    rest.flatMap((s) => data.get(s)!),
-    rest.flatMap((s) => vectors.get(s)!),
-  );
+  const weights = trainedWithout(set, data, vectors);
   const excerpts = data.get(set)!;
   const scores = scoreExcerpts(excerpts, weights, vectors.get(set)!);
-  const {
-    keepThreshold: keep,
-    addThreshold: add,
-    keepCommittedThreshold: keepCommitted,
-  } = JSON.parse(
-    fs.readFileSync(
-      new URL('../../src/features/processing/action-items/detector-weights.vectors.json', import.meta.url),
-      'utf8',
-    ),
-  );
   excerpts.forEach((excerpt, i) => {
     const labelled = second.excerpts.find((e) => e.set === set && e.id === excerpt.id);
     if (!labelled) return;
@@ -97,7 +82,7 @@ for (const set of sets) {
       excerpt.sentences,
       createSpeakerDirectory(excerpt.speakers),
       excerpt.createdAt,
-      { detector: null, scores: scores[i]!, thresholds: { keep, add, keepCommitted } },
+      { detector: null, scores: scores[i]!, thresholds },
     );
     analyzer.push({ predicted, excerpt });
     againstSecond.push({ predicted, excerpt: asGold(excerpt, labelled.items) });

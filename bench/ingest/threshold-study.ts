@@ -1,17 +1,17 @@
 import { createSpeakerDirectory } from '../../src/features/processing/analyze-builtin.ts';
 import { ruleCandidates } from '../../src/features/processing/extract-action-items.ts';
-import { type LabelledExcerpt, loadLabelledSet } from './action-item-data.ts';
+import type { LabelledExcerpt } from './action-item-data.ts';
 import type { ExcerptSet } from './excerpts.ts';
 import { matches } from './quality.ts';
-import { closeSentenceModel, sentenceVectors } from './sentence-vectors.ts';
 import {
   extractWith,
   fBeta,
+  loadTrainingData,
   scoreExcerpts,
   sweepThresholds,
   type ThresholdRow,
   TRAIN_SETS,
-  train,
+  trainedWithout,
 } from './train-action-items.ts';
 
 /**
@@ -67,17 +67,10 @@ function best(eligible: Row[], all: Row[], score: (r: Row) => number): Row {
 }
 
 if (process.argv[1]?.endsWith('threshold-study.ts')) {
-  const data = new Map(TRAIN_SETS.map((set) => [set, loadLabelledSet(set)] as const));
-  const vectors = new Map<ExcerptSet, Float32Array[][]>();
-  for (const set of TRAIN_SETS) vectors.set(set, await sentenceVectors(data.get(set)!));
-  await closeSentenceModel();
+  const { data, vectors } = await loadTrainingData();
   const scores = new Map<ExcerptSet, number[][]>();
   for (const set of TRAIN_SETS) {
-    const rest = TRAIN_SETS.filter((s) => s !== set);
-    const weights = train(
-      rest.flatMap((s) => data.get(s)!),
-      rest.flatMap((s) => vectors.get(s)!),
-    );
+    const weights = trainedWithout(set, data, vectors);
     // As the analyzer: only the rules' sentences get a vector (the vector weights add nothing of their own).
     const excerpts = data.get(set)!;
     const embedded = excerpts.map((e, x) => {
