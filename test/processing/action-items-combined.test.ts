@@ -42,20 +42,27 @@ describe('action items: rules and the learned detector together', () => {
         ['Speaker 1', 'We need to send the contract to legal.'],
         ['Speaker 2', 'We need to decide on the case.'],
         ['Speaker 3', 'We have to think about the shape next time.'],
+        ['Speaker 1', 'We have to talk to the vendor.'],
+        ['Speaker 2', 'We have to talk about the colours.'],
       ]),
     );
     const items = (p: number) =>
       extractActionItems(team, speakers, MONDAY, {
-        scores: [p, p, p],
+        scores: [p, p, p, p, p],
         thresholds: { keep: 0.5, add: 2, keepCommitted: 0.05 },
       }).map((i) => i.text);
     // Below the keep threshold, "decide on the case" (the meeting deciding) goes; work elsewhere and a
     // deliberation put after the meeting stay, as commitments do.
-    expect(items(0.1)).toEqual(['Send the contract to legal', 'Think about the shape next time']);
+    expect(items(0.1)).toEqual([
+      'Send the contract to legal',
+      'Think about the shape next time',
+      'Talk to the vendor',
+    ]);
     expect(items(0.6)).toEqual([
       'Send the contract to legal',
       'Decide on the case',
       'Think about the shape next time',
+      'Talk to the vendor',
     ]);
     // Below the commitment threshold every one of them goes.
     expect(items(0.01)).toEqual([]);

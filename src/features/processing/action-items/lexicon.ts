@@ -134,7 +134,7 @@ export const WORK_NOUN =
  * should / let's …" gave 82 items, 8 right).
  */
 export const DELIBERATION =
-  /^(?:decide|choose|pick|select|think|agree|consider|discuss|figure|find|look|design|make sure|come up with|do|work out|determine|talk|go through|see)\b/i;
+  /^(?:decide|choose|pick|select|think|agree|consider|discuss|figure|find|look|design|make sure|come up with|do|work out|determine|talk(?! to\b| with\b)|go through|see)\b/i;
 /** Words that put a plan after the meeting ("next week", "later", "by Friday", "offline"). */
 export const LATER =
   /\b(?:next (?:meeting|time|week|month|session)|for the next|before the next|by the next|after (?:the|this) meeting|later|tomorrow|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the end)|in the meantime|meantime|afterwards|offline|off-line)\b/i;
