@@ -106,10 +106,13 @@ export function trimEndMatching(text: string, trailing: RegExp): string {
 /**
  * `text` with the match of an end-anchored `pattern` (a short tail such as a spoken tag or a trailing
  * conjunction) removed, looked for in the last `tail` characters only: a search from every position of a
- * megabyte text is quadratic, one of its tail is bounded.
+ * megabyte text is quadratic, one of its tail is bounded. The tail starts between words, so a word cut in two
+ * ("noteb|ook") never looks like a whole word ("ok") to the pattern.
  */
 export function removeAtEnd(text: string, pattern: RegExp, tail = 120): string {
   if (text.length <= tail) return text.replace(pattern, '');
-  const cut = text.length - tail;
+  const between = text.slice(text.length - tail).search(/[^\p{L}\p{N}_]/u);
+  if (between < 0) return text;
+  const cut = text.length - tail + between;
   return text.slice(0, cut) + text.slice(cut).replace(pattern, '');
 }

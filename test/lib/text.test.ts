@@ -50,4 +50,12 @@ describe('removeAtEnd', () => {
     expect(removeAtEnd(text, SPOKEN_TAG, 18)).toBe(`x${', okay'.repeat(97)}`);
     expect(removeAtEnd(text, SPOKEN_TAG, 1000)).toBe('x');
   });
+
+  it('starts the tail between words, so half a word is never taken for a whole one', () => {
+    const text = `${'a '.repeat(100)}send the notebook`;
+    // A tail of 2 would be "ok" of "notebook": no word starts inside it, so nothing goes.
+    expect(removeAtEnd(text, SPOKEN_TAG, 2)).toBe(text);
+    expect(removeAtEnd(`${text}, okay`, SPOKEN_TAG, 9)).toBe(text);
+    expect(removeAtEnd(text, SPOKEN_TAG)).toBe(text);
+  });
 });

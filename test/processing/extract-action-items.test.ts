@@ -789,6 +789,13 @@ describe('action items: the third round of issue 17', () => {
       { text: 'Plan to give you feedback electronically' },
       { text: 'Talk to manufacturing again about the shell', assignee: 'Bob Smith' },
     ]);
+    // A spoken tag is a whole word: "notebook" keeps its "ok", "espresso" its "so".
+    expect(
+      people([
+        ['Speaker 1', "I'll bring the notebook."],
+        ['Speaker 2', "I'll make an espresso, okay?"],
+      ]).map((i) => i.text),
+    ).toEqual(['Bring the notebook', 'Make an espresso']);
     // "Why don't we" about the present is a question, not a plan.
     expect(people([['Speaker 1', "Why don't we have more time?"]])).toEqual([]);
   });

@@ -96,9 +96,10 @@ export const NOT_AN_INSTRUCTION =
 /** Words before the verb that say nothing about the task ("just", "go ahead and", "by next week"). */
 export const LEADING_FILLER =
   /^(?:(?:for sure|please|just|also|probably|definitely|certainly|quickly|then|actually|really|go ahead and|go and|try and|try to|make sure to|maybe|perhaps|have to|need to|has to|needs to|got to|gotta|sort of|kind of|uh|um|all|first|also|still|now|be|again|eventually|soon|then|(?:before|by|after|until|for) (?:the )?(?:next (?:week|meeting|time|session)|tomorrow|(?:mon|tues|wednes|thurs|fri)day|the end of the \w+))[\s,]+)+/i;
-/** Words after the task that are speech, not task ("…, okay?", "… as well", "… if you can"). */
+/** Words after the task that are speech, not task ("…, okay?", "… as well", "… if you can"); whole words only
+ * ("the notebook" keeps its "ok", "an espresso" its "so"). */
 export const SPOKEN_TAG =
-  /(?:,?\s*(?:okay|ok|right|yeah|please|then|too|as well|if possible|if you can|thanks|maybe|perhaps|alright|eh|yes|I think|I guess|as usual|so|or whatever|or something|or anything)\b)+[?.!]*$/i;
+  /(?:,?\s*\b(?:okay|ok|right|yeah|please|then|too|as well|if possible|if you can|thanks|maybe|perhaps|alright|eh|yes|I think|I guess|as usual|so|or whatever|or something|or anything)\b)+[?.!]*$/i;
 /** A reply that answers a request ("sure", "will do", "I can"). */
 export const ACKNOWLEDGEMENT =
   /^(?:\w{1,2}\s+)?(?:sure|yes|yeah|yep|ok|okay|will do|on it|absolutely|of course|no problem|definitely|sounds good|got it|i can|i will|i'll|alright|all right|'kay|kay|fine)\b/i;
