@@ -75,8 +75,7 @@ export type ExcerptSet =
 /** The sets picked by corpus plan; the others are picked as further windows of their meetings. */
 type ExtraSet = 'train' | 'test' | 'final' | 'train2' | 'final2' | 'train3';
 type PlannedSet = Exclude<ExcerptSet, ExtraSet>;
-const EXTRA_SETS: readonly ExcerptSet[] = ['train', 'test', 'final', 'train2', 'final2', 'train3'];
-const isExtra = (set: ExcerptSet): set is ExtraSet => EXTRA_SETS.includes(set);
+const isExtra = (set: ExcerptSet): set is ExtraSet => set in EXTRA;
 const DEV_SETS: PlannedSet[] = ['dev', 'dev2', 'dev3', 'dev4', 'dev5'];
 
 /**
@@ -84,17 +83,16 @@ const DEV_SETS: PlannedSet[] = ['dev', 'dev2', 'dev3', 'dev4', 'dev5'];
  * one window per meeting, meetings spread evenly), and of the held-out meetings (`test`, 50 excerpts, 2–3 per
  * meeting), each window overlapping no other labelled window of its meeting. `test` is the final check: its
  * meetings were never tuned on by the rules nor trained on by the detector.
- */
-/**
- * `final` (41 excerpts: 46 windows asked for, two or three per held-out meeting, the rest found no free place; overlapping no window of any other set, `test`
- * included) replaced `test` as the final check once `test` had been measured more than once: labelled before
- * anything ran on it and measured once, at the end.
- */
-/**
- * `train2` (150 windows of the development meetings) and `final2` (two or three more windows of each held-out
- * meeting) came with issue 17's third round: more material for the detector, and a check labelled before
- * anything of that round ran on it. Every other window of theirs lies in the last quarter of its meeting, where
- * next steps are usually agreed (`late`; still blind to content), because a random window holds few items.
+ *
+ * `final` (41 excerpts: 46 windows asked for, two or three per held-out meeting, the rest found no free place;
+ * overlapping no window of any other set, `test` included) replaced `test` as the final check once `test` had
+ * been measured more than once: labelled before anything ran on it and measured once, at the end.
+ *
+ * `train2` and `train3` (150 and 480 windows of the development meetings asked for) and `final2` (two or three
+ * more windows of each held-out meeting) came with issue 17's third round: more material for the detector, and a
+ * check labelled before anything of that round ran on it. Every other window of theirs lies in the last quarter
+ * of its meeting, where next steps are usually agreed (`late`; still blind to content), because a random window
+ * holds few items.
  */
 const EXTRA: Record<
   ExtraSet,
@@ -180,22 +178,9 @@ export function selectExcerpts(set: ExcerptSet = 'dev'): Excerpt[] {
   return out;
 }
 
-// `npx tsx bench/ingest/excerpts.ts dev|dev2|heldout [id]`: prints excerpts for labelling.
+// `npx tsx bench/ingest/excerpts.ts SET [id]` (any set above): prints excerpts for labelling.
 if (process.argv[1]?.endsWith('excerpts.ts')) {
-  const sets: readonly string[] = [
-    'dev',
-    'dev2',
-    'dev3',
-    'dev4',
-    'dev5',
-    'heldout',
-    'train',
-    'test',
-    'final',
-    'train2',
-    'final2',
-    'train3',
-  ];
+  const sets: readonly string[] = [...Object.keys(PLANS), ...Object.keys(EXTRA)];
   const set = (sets.includes(process.argv[2] ?? '') ? process.argv[2] : 'dev') as ExcerptSet;
   const only = process.argv[3];
   for (const e of selectExcerpts(set)) {

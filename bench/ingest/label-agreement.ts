@@ -1,15 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { defaultDetector } from '../../src/features/processing/action-items/detector.ts';
-import { createSpeakerDirectory } from '../../src/features/processing/analyze-builtin.ts';
-import {
-  type ExtractedActionItem,
-  extractActionItems,
-} from '../../src/features/processing/extract-action-items.ts';
-import { type LabelledExcerpt, loadLabelledSet } from './action-item-data.ts';
+import type { ExtractedActionItem } from '../../src/features/processing/extract-action-items.ts';
+import type { LabelledExcerpt } from './action-item-data.ts';
 import type { ExcerptSet } from './excerpts.ts';
 import { type GoldItem, LABEL_DIR } from './quality.ts';
-import { countMatches, loadTrainingData, scoreExcerpts, trainedWithout } from './train-action-items.ts';
+import {
+  countMatches,
+  extractWith,
+  loadTrainingData,
+  scoreExcerpts,
+  trainedWithout,
+} from './train-action-items.ts';
 
 /**
  * `npx tsx bench/ingest/label-agreement.ts`: how far two careful people agree on a meeting's action items. A
@@ -30,8 +32,9 @@ const second = JSON.parse(
   fs.readFileSync(path.join(LABEL_DIR, 'action-items.agreement.json'), 'utf8'),
 ) as SecondLabels;
 const sets = [...new Set(second.excerpts.map((e) => e.set))];
+const { data, vectors } = await loadTrainingData();
 const first = new Map<string, LabelledExcerpt>();
-for (const set of sets) for (const e of loadLabelledSet(set)) first.set(`${set}/${e.id}`, e);
+for (const set of sets) for (const e of data.get(set) ?? []) first.set(`${set}/${e.id}`, e);
 
 /** Predictions against gold items, summed over excerpts (one-to-one, in order, as the quality matcher counts). */
 function score(pairs: { predicted: readonly ExtractedActionItem[]; excerpt: LabelledExcerpt }[]) {
@@ -67,7 +70,6 @@ const firstVsSecond = score(
 
 // The analyzer on the same excerpts, each set's probabilities from a model trained on the other sets, at the
 // shipped thresholds.
-const { data, vectors } = await loadTrainingData();
 const thresholds = defaultDetector().thresholds(true);
 const analyzer: { predicted: ExtractedActionItem[]; excerpt: LabelledExcerpt }[] = [];
 const againstSecond: typeof analyzer = [];
@@ -78,12 +80,7 @@ for (const set of sets) {
   excerpts.forEach((excerpt, i) => {
     const labelled = second.excerpts.find((e) => e.set === set && e.id === excerpt.id);
     if (!labelled) return;
-    const predicted = extractActionItems(
-      excerpt.sentences,
-      createSpeakerDirectory(excerpt.speakers),
-      excerpt.createdAt,
-      { detector: null, scores: scores[i]!, thresholds },
-    );
+    const predicted = extractWith(excerpt, scores[i], thresholds);
     analyzer.push({ predicted, excerpt });
     againstSecond.push({ predicted, excerpt: asGold(excerpt, labelled.items) });
   });

@@ -20,7 +20,8 @@ import { closeSentenceModel, sentenceVectors } from './sentence-vectors.ts';
  * - summaries: ROUGE-1/2/L F1 of the whole-meeting summary against QMSum's "summarize the meeting" answers.
  *
  * Each set is measured with the analyzer as shipped (rules + learned detector) and with the rules alone. The
- * detector was trained on dev … dev5 and train; held-out and test are meetings it never saw.
+ * detector was trained on dev … dev5, train, train2 and train3; held-out, test, final and final2 are meetings it
+ * never saw.
  *
  * Flags: `--verbose` (every development-set item as ok / FP / FN), `--no-heldout`, `--final` (the final test set,
  * once, at the end), `--final2` (the third round's blind check), `--no-summaries`, `--json`.
