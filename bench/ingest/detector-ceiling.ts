@@ -1,6 +1,15 @@
+import { partner, responder, topicBefore } from '../../src/features/processing/action-items/addressee.ts';
+import { detectedTask } from '../../src/features/processing/action-items/detected-task.ts';
+import { createSpeakerDirectory } from '../../src/features/processing/analyze-builtin.ts';
+import {
+  type ExtractedActionItem,
+  ruleCandidates,
+} from '../../src/features/processing/extract-action-items.ts';
 import { type LabelledExcerpt, loadLabelledSet, rocAuc } from './action-item-data.ts';
-import type { ExcerptSet } from './excerpts.ts';
+import { type ExcerptSet, selectExcerpts } from './excerpts.ts';
 import { type DenseExample, trainMlp } from './mlp.ts';
+import { loadMeeting } from './qmsum.ts';
+import { matches } from './quality.ts';
 import { DIMS } from './sentence-vectors.ts';
 import {
   countMatches,
@@ -13,8 +22,9 @@ import {
 } from './train-action-items.ts';
 
 /**
- * `npx tsx bench/ingest/detector-ceiling.ts` (about 9 minutes on one core; `--perfect-only`: part 2 alone): how far a sentence detector could take
- * the action items, on the eight training sets, each held out in turn (decision 46).
+ * `npx tsx bench/ingest/detector-ceiling.ts` (about 14 minutes on one core; `--perfect-only`: parts 2–4 alone,
+ * about 5): how far a sentence detector could take the action items, on the eight training sets, each held out in
+ * turn (decision 46).
  *
  * 1. **Ranking.** Per sentence: ROC AUC, precision where recall first reaches 20 / 30 / 45 %, and the highest
  *    recall at precision ≥ 65 %, for the shipped logistic regression (words only; words + sentence vectors) and a
@@ -24,6 +34,11 @@ import {
  * 2. **A perfect detector.** The rules and the detector's wording with the labels themselves as probabilities
  *    (1 on a task sentence, 0 elsewhere): what the items would score if the detector never erred, which bounds
  *    what any better detector can give the analyzer as it words items today.
+ * 3. **The whole sentence as the item** where the detector is sure and neither a rule nor a cue words it: with the
+ *    perfect detector (how much wording limits recall), and with the shipped detector's held-out-in-turn
+ *    probabilities on `train`, `train2`, `train3` at several thresholds (what it would cost in precision).
+ * 4. **Spans.** For the gold items whose turn the labeller recorded: does a contiguous span of at most 40 words of
+ *    that turn, or the whole turn, match the item's text (what an extractive wording could reach at best)?
  */
 
 const { data, vectors } = await loadTrainingData();
@@ -124,4 +139,106 @@ lines.push(
   `a perfect detector with today's rules and wording, on the training sets: ${perfect(TRAIN_SETS.flatMap((s) => data.get(s)!))}`,
   `  on the four blind sets (their labels used as the detector, nothing chosen): ${perfect(BLIND_SETS.flatMap((s) => loadLabelledSet(s)))}`,
 );
+
+// The whole sentence as the item, where no rule matched and no cue words it.
+const OPENING =
+  /^(?:(?:um+|uh+|so|well|yeah|okay|ok|and|but|oh|right|i mean|you know|like|alright|mm-hmm|mm)\b[\s,.]*)+/i;
+/** The shipped thresholds (the detector adds no item of its own), and the perfect detector's of part 2. */
+const SHIPPED = { keep: 0.2, add: 1.01, keepCommitted: 0.06 };
+const PERFECT = { keep: 0.5, add: 0.5, keepCommitted: 0.5 };
+type Thresholds = typeof SHIPPED;
+/** The sentence without hesitations, its opening discourse words and its final stop. */
+const spoken = (text: string) =>
+  text
+    .replace(/\s+([,.?!'])/g, '$1')
+    .replace(/\b(?:um+|uh+)\b,?\s*/gi, '')
+    .replace(OPENING, '')
+    .replace(/[.?!]+$/, '')
+    .trim();
+function withSentences(
+  e: LabelledExcerpt,
+  scores: readonly number[],
+  thresholds: Thresholds,
+  threshold: number,
+): ExtractedActionItem[] {
+  const speakers = createSpeakerDirectory(e.speakers);
+  const candidates = ruleCandidates(e.sentences, speakers);
+  const items = extractWith(e, scores, thresholds);
+  e.sentences.forEach((s, i) => {
+    if (scores[i]! < threshold || candidates[i]!.found.length || detectedTask(s, e.sentences, speakers))
+      return;
+    const text = spoken(s.text);
+    if (text.split(/\s+/).length < 4) return;
+    const lower = text.toLowerCase();
+    const we = /\b(?:we|we'll|we're|let's|us|our)\b/.test(lower);
+    const you = /\byou(?:'ll|'re|r)?\b/.test(lower) && !/\byou know\b/.test(lower);
+    const byMe = /\b(?:i|i'll|i'm|i'd|i've|me|my)\b/.test(lower);
+    const assignee = we
+      ? undefined
+      : byMe && !you
+        ? speakers.nameOf(s.speaker)
+        : you
+          ? (topicBefore(s.text, s, e.sentences, speakers) ??
+            responder(s, e.sentences, speakers) ??
+            partner(s, e.sentences, speakers))
+          : undefined;
+    items.push({ text, ...(assignee ? { assignee } : {}) });
+  });
+  return items;
+}
+function fallback(
+  pairs: readonly (readonly [LabelledExcerpt, readonly number[]])[],
+  thresholds: Thresholds,
+  threshold: number,
+): string {
+  const sum = { correct: 0, predicted: 0, gold: 0, added: 0, addedRight: 0 };
+  for (const [e, scores] of pairs) {
+    const c = countMatches(withSentences(e, scores, thresholds, threshold), e);
+    const base = countMatches(extractWith(e, scores, thresholds), e);
+    sum.correct += c.correct;
+    sum.predicted += c.predicted;
+    sum.gold += c.gold;
+    sum.added += c.predicted - base.predicted;
+    sum.addedRight += c.correct - base.correct;
+  }
+  return `${sum.predicted} items (${sum.added} whole sentences, ${sum.addedRight} of them right), ${sum.correct} right of ${sum.gold}: precision ${pct(sum.correct / sum.predicted)}, recall ${pct(sum.correct / sum.gold)}`;
+}
+const labelled = (excerpts: readonly LabelledExcerpt[]) => excerpts.map((e) => [e, e.labels] as const);
+lines.push(
+  `the whole sentence as the item, perfect detector, training sets: ${fallback(labelled(TRAIN_SETS.flatMap((s) => data.get(s)!)), PERFECT, 0.5)}`,
+  `  blind sets: ${fallback(labelled(BLIND_SETS.flatMap((s) => loadLabelledSet(s))), PERFECT, 0.5)}`,
+);
+const heldOut = (['train', 'train2', 'train3'] as const).flatMap((set) => {
+  const excerpts = data.get(set)!;
+  const scores = scoreExcerpts(excerpts, trainedWithout(set, data, vectors), vectors.get(set)!);
+  return excerpts.map((e, x) => [e, scores[x]!] as const);
+});
+for (const threshold of [1.01, 0.8, 0.6, 0.5, 0.4])
+  lines.push(
+    `  shipped detector held out in turn on train, train2, train3, sentences at p ≥ ${threshold}: ${fallback(heldOut, SHIPPED, threshold)}`,
+  );
+
+/** Of the items with a recorded turn: how many a span of ≤ 40 words of it matches, and how many the whole turn. */
+function spans(sets: readonly ExcerptSet[]): string {
+  const sum = { items: 0, span: 0, turn: 0 };
+  for (const set of sets) {
+    const meetings = new Map(selectExcerpts(set).map((x) => [x.id, x.meeting]));
+    for (const e of loadLabelledSet(set)) {
+      const turns = loadMeeting(meetings.get(e.id)!).turns;
+      for (const g of e.gold) {
+        if (g.turn === undefined) continue;
+        sum.items++;
+        const words = turns[g.turn]!.content.split(/\s+/).filter(Boolean);
+        const says = (text: string) => matches({ text, ...(g.assignee ? { assignee: g.assignee } : {}) }, g);
+        if (says(words.join(' '))) sum.turn++;
+        const spanned = words.some((_, i) =>
+          words.slice(i + 1, i + 41).some((_, k) => says(words.slice(i, i + k + 1).join(' '))),
+        );
+        if (spanned) sum.span++;
+      }
+    }
+  }
+  return `${sum.items} items with their turn: a span of ≤ 40 words matches ${sum.span} (${pct(sum.span / sum.items)}), the whole turn ${sum.turn} (${pct(sum.turn / sum.items)})`;
+}
+lines.push(`spans, training sets: ${spans(TRAIN_SETS)}`, `  blind sets: ${spans(BLIND_SETS)}`);
 process.stdout.write(`${lines.join('\n')}\n`);
