@@ -101,3 +101,22 @@ export function rocAuc(scores: readonly number[], labels: readonly number[]): nu
   if (!positives || !negatives) return Number.NaN;
   return (rankSum - (positives * (positives + 1)) / 2) / (positives * negatives);
 }
+
+/** Precision where recall first reaches each target, and the highest recall at precision ≥ `precisionGoal`. */
+export function ranking(scores: readonly number[], labels: readonly number[], precisionGoal = 0.65) {
+  const order = scores.map((s, i) => [s, labels[i]!] as const).sort((a, b) => b[0] - a[0]);
+  const positives = labels.reduce((a, b) => a + b, 0);
+  const targets = [0.2, 0.3, 0.45];
+  const precisionAt: Record<string, number> = {};
+  let found = 0;
+  let recallAtGoal = 0;
+  order.forEach(([, label], rank) => {
+    found += label;
+    const precision = found / (rank + 1);
+    const recall = found / positives;
+    for (const t of targets) if (recall >= t && precisionAt[t] === undefined) precisionAt[t] = precision;
+    // At least ten sentences listed, so that one lucky sentence at the top does not count.
+    if (rank >= 9 && precision >= precisionGoal) recallAtGoal = Math.max(recallAtGoal, recall);
+  });
+  return { auc: rocAuc(scores, labels), precisionAt, recallAtGoal };
+}

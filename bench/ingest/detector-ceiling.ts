@@ -6,7 +6,7 @@ import {
   type ExtractedActionItem,
   ruleCandidates,
 } from '../../src/features/processing/extract-action-items.ts';
-import { type LabelledExcerpt, loadLabelledSet, rocAuc } from './action-item-data.ts';
+import { type LabelledExcerpt, loadLabelledSet, ranking, rocAuc } from './action-item-data.ts';
 import { type ExcerptSet, selectExcerpts } from './excerpts.ts';
 import { type DenseExample, trainMlp } from './mlp.ts';
 import { loadMeeting } from './qmsum.ts';
@@ -48,25 +48,6 @@ const perfectOnly = process.argv.includes('--perfect-only');
 const labelsOf = (excerpts: readonly LabelledExcerpt[]) => excerpts.flatMap((e) => e.labels);
 const pct = (x: number | undefined) => (x === undefined ? '—' : `${(x * 100).toFixed(1)} %`);
 const logit = (p: number) => Math.log(Math.max(p, 1e-6) / Math.max(1 - p, 1e-6));
-
-/** Precision where recall first reaches each target, and the highest recall at precision ≥ `precisionGoal`. */
-function ranking(scores: readonly number[], labels: readonly number[], precisionGoal = 0.65) {
-  const order = scores.map((s, i) => [s, labels[i]!] as const).sort((a, b) => b[0] - a[0]);
-  const positives = labels.reduce((a, b) => a + b, 0);
-  const targets = [0.2, 0.3, 0.45];
-  const precisionAt: Record<string, number> = {};
-  let found = 0;
-  let recallAtGoal = 0;
-  order.forEach(([, label], rank) => {
-    found += label;
-    const precision = found / (rank + 1);
-    const recall = found / positives;
-    for (const t of targets) if (recall >= t && precisionAt[t] === undefined) precisionAt[t] = precision;
-    // At least ten sentences listed, so that one lucky sentence at the top does not count.
-    if (rank >= 9 && precision >= precisionGoal) recallAtGoal = Math.max(recallAtGoal, recall);
-  });
-  return { auc: rocAuc(scores, labels), precisionAt, recallAtGoal };
-}
 
 /** The words-only logit of every sentence of each set, from a model trained on the other sets given. */
 function wordLogits(sets: readonly ExcerptSet[]): Map<ExcerptSet, number[][]> {
