@@ -120,3 +120,12 @@ export function ranking(scores: readonly number[], labels: readonly number[], pr
   });
   return { auc: rocAuc(scores, labels), precisionAt, recallAtGoal };
 }
+
+export const pct = (x: number | undefined) => (x === undefined ? '—' : `${(x * 100).toFixed(1)} %`);
+export const logit = (p: number) => Math.log(Math.max(p, 1e-6) / Math.max(1 - p, 1e-6));
+
+/** `ranking` as one line of a report. */
+export function describeRanking(scores: readonly number[], labels: readonly number[]): string {
+  const r = ranking(scores, labels);
+  return `ROC AUC ${r.auc.toFixed(3)}; precision at recall 20 % ${pct(r.precisionAt[0.2])}, 30 % ${pct(r.precisionAt[0.3])}, 45 % ${pct(r.precisionAt[0.45])}; recall at precision ≥ 65 % ${pct(r.recallAtGoal)}`;
+}

@@ -6,17 +6,25 @@ import {
   type ExtractedActionItem,
   ruleCandidates,
 } from '../../src/features/processing/extract-action-items.ts';
-import { type LabelledExcerpt, loadLabelledSet, ranking, rocAuc } from './action-item-data.ts';
+import {
+  describeRanking,
+  type LabelledExcerpt,
+  loadLabelledSet,
+  logit,
+  pct,
+  rocAuc,
+} from './action-item-data.ts';
 import { type ExcerptSet, selectExcerpts } from './excerpts.ts';
 import { type DenseExample, trainMlp } from './mlp.ts';
 import { loadMeeting } from './qmsum.ts';
 import { matches } from './quality.ts';
 import { DIMS } from './sentence-vectors.ts';
 import {
-  countMatches,
+  describeMatches,
   extractWith,
   loadTrainingData,
   scoreExcerpts,
+  sumMatches,
   TRAIN_SETS,
   train,
   trainedWithout,
@@ -46,8 +54,6 @@ const { data, vectors } = await loadTrainingData();
 const BLIND_SETS: readonly ExcerptSet[] = ['heldout', 'test', 'final', 'final2'];
 const perfectOnly = process.argv.includes('--perfect-only');
 const labelsOf = (excerpts: readonly LabelledExcerpt[]) => excerpts.flatMap((e) => e.labels);
-const pct = (x: number | undefined) => (x === undefined ? '—' : `${(x * 100).toFixed(1)} %`);
-const logit = (p: number) => Math.log(Math.max(p, 1e-6) / Math.max(1 - p, 1e-6));
 
 /** The words-only logit of every sentence of each set, from a model trained on the other sets given. */
 function wordLogits(sets: readonly ExcerptSet[]): Map<ExcerptSet, number[][]> {
@@ -99,12 +105,8 @@ for (const held of perfectOnly ? [] : TRAIN_SETS) {
 const allLabels = TRAIN_SETS.flatMap((s) => labelsOf(data.get(s)!));
 if (!perfectOnly)
   lines.push(`pooled, ${allLabels.length} sentences, ${allLabels.filter(Boolean).length} task sentences:`);
-for (const m of perfectOnly ? [] : models) {
-  const r = ranking(pooled.get(m)!, allLabels);
-  lines.push(
-    `  ${m}: ROC AUC ${r.auc.toFixed(3)}; precision at recall 20 % ${pct(r.precisionAt[0.2])}, 30 % ${pct(r.precisionAt[0.3])}, 45 % ${pct(r.precisionAt[0.45])}; recall at precision ≥ 65 % ${pct(r.recallAtGoal)}`,
-  );
-}
+for (const m of perfectOnly ? [] : models)
+  lines.push(`  ${m}: ${describeRanking(pooled.get(m)!, allLabels)}`);
 
 // Parts 2 and 3: the items of given probabilities, and the whole sentence as the item where the detector is sure
 // and no rule matched and no cue words it.
@@ -154,20 +156,12 @@ function tally(
   thresholds: { keep: number; add: number; keepCommitted: number },
   threshold = Number.POSITIVE_INFINITY,
 ): string {
-  const sum = { correct: 0, predicted: 0, gold: 0, added: 0, addedRight: 0 };
-  for (const [e, scores] of pairs) {
-    const items = extractWith(e, scores, thresholds);
-    const base = countMatches(items, e);
-    const added = threshold <= 1 ? wholeSentences(e, scores, threshold) : [];
-    const c = added.length ? countMatches([...items, ...added], e) : base;
-    sum.correct += c.correct;
-    sum.predicted += c.predicted;
-    sum.gold += c.gold;
-    sum.added += added.length;
-    sum.addedRight += c.correct - base.correct;
-  }
-  const whole = threshold <= 1 ? ` (${sum.added} whole sentences, ${sum.addedRight} of them right)` : '';
-  return `${sum.predicted} items${whole}, ${sum.correct} right of ${sum.gold}: precision ${pct(sum.correct / sum.predicted)}, recall ${pct(sum.correct / sum.gold)}`;
+  const base = pairs.map(([e, scores]) => [e, extractWith(e, scores, thresholds)] as const);
+  if (threshold > 1) return describeMatches(sumMatches(base));
+  const added = pairs.map(([e, scores]) => wholeSentences(e, scores, threshold));
+  const before = sumMatches(base);
+  const after = sumMatches(base.map(([e, items], k) => [e, [...items, ...added[k]!]] as const));
+  return `${describeMatches(after)} (${after.predicted - before.predicted} whole sentences, ${after.correct - before.correct} of them right)`;
 }
 const labelled = (excerpts: readonly LabelledExcerpt[]) => excerpts.map((e) => [e, e.labels] as const);
 const trainingSets = labelled(TRAIN_SETS.flatMap((s) => data.get(s)!));

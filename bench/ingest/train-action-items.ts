@@ -9,7 +9,7 @@ import {
   extractActionItems,
   ruleCandidates,
 } from '../../src/features/processing/extract-action-items.ts';
-import { type LabelledExcerpt, loadLabelledSet, rocAuc } from './action-item-data.ts';
+import { type LabelledExcerpt, loadLabelledSet, pct as percent, rocAuc } from './action-item-data.ts';
 import type { ExcerptSet } from './excerpts.ts';
 import { type Example, trainLogistic } from './logistic.ts';
 import { matches } from './quality.ts';
@@ -126,6 +126,22 @@ export function countMatches(predicted: readonly ExtractedActionItem[], excerpt:
   }
   return { correct, predicted: predicted.length, gold: excerpt.gold.length };
 }
+
+/** Items listed and right, summed over excerpts each with the items predicted for it. */
+export function sumMatches(predicted: Iterable<readonly [LabelledExcerpt, readonly ExtractedActionItem[]]>) {
+  const sum = { correct: 0, predicted: 0, gold: 0 };
+  for (const [excerpt, items] of predicted) {
+    const c = countMatches(items, excerpt);
+    sum.correct += c.correct;
+    sum.predicted += c.predicted;
+    sum.gold += c.gold;
+  }
+  return sum;
+}
+
+/** A `sumMatches` total as one line of a report. */
+export const describeMatches = (sum: ReturnType<typeof sumMatches>) =>
+  `${sum.predicted} listed, ${sum.correct} right of ${sum.gold}: precision ${percent(sum.correct / sum.predicted)}, recall ${percent(sum.correct / sum.gold)}`;
 
 /** The items of an excerpt with given per-sentence probabilities and thresholds (the analyzer's path). */
 export function extractWith(
