@@ -1,7 +1,10 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { Piscina } from 'piscina';
+import { afterAll, describe, expect, it } from 'vitest';
 import { renderTranscript } from '../../src/features/notes/notes.view.ts';
-import { runEveryStage } from './adversarial-text.ts';
+import type { TranscriptSegment } from '../../src/features/processing/parse-transcript.ts';
 
 /**
  * Hostile text at every analyzer stage (parsing, sentences, summary, title, highlights, action items, due
@@ -9,11 +12,41 @@ import { runEveryStage } from './adversarial-text.ts';
  * triggers, huge turns, thousands of tiny turns, astral characters and lone surrogates. Every stage must finish;
  * before the patterns were made linear, one 320-letter word took seconds and a few thousand took hours.
  * Timing is measured by `npm run bench:isolation`, not here.
+ *
+ * Each case runs in a thread of its own (adversarial-text.worker.ts), stopped after `CASE_LIMIT_MS`: a case that
+ * backtracks for hours fails here with its text, where run in place it would hold the test file, and CI, until
+ * killed (it did: a run of "mm-hmm" in the turn after another speaker's, once in a while in the segments case).
+ * The limit is a hang detector, far above what any case takes on a loaded machine (about a second), not a timing
+ * assertion.
  */
 const NUM_RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 /** Long enough that quadratic work shows (seconds per case), short enough to keep the file a few seconds. */
 const MAX_LENGTH = Number(process.env.ADVERSARIAL_LENGTH ?? 4_000);
+const CASE_LIMIT_MS = 60_000;
+
+const thread = new Piscina({
+  filename: new URL('./adversarial-text.worker.ts', import.meta.url).href,
+  maxThreads: 1,
+  execArgv: ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href],
+});
+afterAll(() => thread.destroy());
+
+/** What a failure names of a case: its length and how it starts and ends. */
+const describeText = (text: string) =>
+  `${text.length} characters: ${JSON.stringify(text.slice(0, 80))} … ${JSON.stringify(text.slice(-40))}`;
+
+/** Runs every stage on the case in the thread; fails when it has not finished within `CASE_LIMIT_MS`. */
+async function finishes(text: string, segments?: TranscriptSegment[]): Promise<void> {
+  const signal = AbortSignal.timeout(CASE_LIMIT_MS);
+  try {
+    await thread.run({ text, segments }, { signal });
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    const what = segments ? segments.map((s) => describeText(s.text)).join('\n') : describeText(text);
+    throw new Error(`not finished within ${CASE_LIMIT_MS / 1000} s:\n${what}`);
+  }
+}
 
 /** One character of every class the patterns care about. */
 const CHARACTERS = [
@@ -134,16 +167,15 @@ const text = fc.oneof(
 );
 
 describe('every analyzer stage on adversarial text', () => {
-  it('finishes on runs, noise, huge turns and thousands of tiny turns', () => {
-    fc.assert(
-      fc.property(text, (t) => {
-        runEveryStage(t);
-      }),
-      { numRuns: NUM_RUNS, seed: SEED },
+  it('finishes on runs, noise, huge turns and thousands of tiny turns', async () => {
+    // A failing case is reported as found (with the seed), not shrunk: each shrinking step could take the limit.
+    await fc.assert(
+      fc.asyncProperty(text, (t) => finishes(t)),
+      { numRuns: NUM_RUNS, seed: SEED, endOnFailure: true },
     );
-  });
+  }, 600_000);
 
-  it('finishes on the runs that used to backtrack for hours', () => {
+  it('finishes on the runs that used to backtrack for hours', async () => {
     for (const t of [
       'x'.repeat(MAX_LENGTH),
       'X'.repeat(MAX_LENGTH),
@@ -162,19 +194,26 @@ describe('every analyzer stage on adversarial text', () => {
       `A: ${'as the industrial designer '.repeat(MAX_LENGTH / 27)}, you're gonna work on it`,
       `A: you will have to work more, ${'Maria, '.repeat(MAX_LENGTH / 7)}on the buttons`,
       `A: why don't we ${'plan to '.repeat(MAX_LENGTH / 8)}x?`,
+      // The learned detector's "the next turn is only listening sounds", two ways to split each "mm-hmm".
+      `A: x\nB: ${'mm-hmm '.repeat(MAX_LENGTH / 7)}x`,
     ])
-      expect(() => runEveryStage(t)).not.toThrow();
-  });
+      await finishes(t);
+    // The same reply as a timed segment after another speaker's (how the fuzzer found it).
+    await finishes('', [
+      { speaker: 'S0', start_ms: 0, end_ms: 500, text: 'x' },
+      { speaker: 'S1', start_ms: 1000, end_ms: 1500, text: `${'mm-hmm '.repeat(150)}mm-hm` },
+    ]);
+  }, 600_000);
 
   it('renders a transcript whose turn holds a long run of spaces (it took minutes for 200,000)', () => {
     const text = renderTranscript([{ speaker: 'A', text: `x${' '.repeat(200_000)}\n x` }]);
     expect(text).toBe('A: x x');
   });
 
-  it('finishes on timed segments with huge and empty texts', () => {
-    fc.assert(
-      fc.property(fc.array(fc.oneof(run, noise), { minLength: 1, maxLength: 50 }), (texts) => {
-        runEveryStage(
+  it('finishes on timed segments with huge and empty texts', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(run, noise), { minLength: 1, maxLength: 50 }), (texts) =>
+        finishes(
           texts.join(' '),
           texts.map((t, i) => ({
             speaker: `S${i % 3}`,
@@ -182,9 +221,9 @@ describe('every analyzer stage on adversarial text', () => {
             end_ms: i * 1000 + 500,
             text: t,
           })),
-        );
-      }),
-      { numRuns: Math.ceil(NUM_RUNS / 4), seed: SEED },
+        ),
+      ),
+      { numRuns: Math.ceil(NUM_RUNS / 4), seed: SEED, endOnFailure: true },
     );
-  });
+  }, 600_000);
 });
