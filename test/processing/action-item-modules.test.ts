@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   nameIn,
@@ -11,7 +12,10 @@ import { detectedTask } from '../../src/features/processing/action-items/detecte
 import {
   IN_MEETING,
   LATER,
+  LISTENING_SOUND,
+  madeOf,
   NEEDS_COMPLEMENT,
+  SHORT_REPLY,
   TASK_VERBS,
   WORK_NOUN,
 } from '../../src/features/processing/action-items/lexicon.ts';
@@ -39,6 +43,73 @@ const roles = createSpeakerDirectory(
 const sentencesOf = (turns: [string, string][]) => splitSentences(segments(turns));
 
 describe('action items: lexicon', () => {
+  it('madeOf decides as the backtracking patterns it replaces did, in one pass', () => {
+    // The patterns the rules and the shipped detector weights were written with: exponential on a long run that
+    // ends in something else, so only short texts here.
+    const OLD_SHORT_REPLY =
+      /^(?:\W*(?:mm+-?hmm+|uh-huh|hmm+|mm+|um+|uh+|oh|ah|right|okay|ok|yeah|yes|yep|sure|alright|i see|'kay)\W*)+$/i;
+    const OLD_LISTENING = /^(?:\W*(?:mm+-?hmm+|mm+|hmm+|uh-huh|um+|uh+|oh|ah)\W*)+$/i;
+    const piece = fc.constantFrom(
+      ...[
+        'm',
+        'mm',
+        'M',
+        'h',
+        'hmm',
+        'u',
+        'uh',
+        'uh-huh',
+        'o',
+        'oh',
+        'a',
+        'ah',
+        'ok',
+        'okay',
+        'ay',
+        "'kay",
+        'kay',
+      ],
+      ...[
+        'yeah',
+        'yes',
+        'ye',
+        'i see',
+        'i',
+        'see',
+        'right',
+        'sure',
+        'alright',
+        '-',
+        ' ',
+        '.',
+        "'",
+        'x',
+        'é',
+        '_',
+        '1',
+      ],
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (parts) => {
+        const text = parts.join('');
+        expect(madeOf(SHORT_REPLY, text)).toBe(OLD_SHORT_REPLY.test(text));
+        expect(madeOf(LISTENING_SOUND, text)).toBe(OLD_LISTENING.test(text));
+      }),
+      { numRuns: 10_000 },
+    );
+    for (const reply of ['Mm-hmm.', 'uh-huh', 'mmhmm', 'Hmm, mm', 'oh', '... uhh ...', 'umm'])
+      expect(madeOf(LISTENING_SOUND, reply)).toBe(true);
+    for (const reply of ['', '...', 'mm-hmm, sure', 'uhh-huh', 'hm', 'm', 'ohh', 'yeah'])
+      expect(madeOf(LISTENING_SOUND, reply)).toBe(false);
+    expect(madeOf(SHORT_REPLY, "Okay. Yeah, I see. 'Kay.")).toBe(true);
+    expect(madeOf(SHORT_REPLY, 'Okay, I agree.')).toBe(false);
+    // The replies that held the old patterns for hours.
+    const run = 'Mm-hmm, '.repeat(50_000);
+    expect(madeOf(SHORT_REPLY, `${run}I agree.`)).toBe(false);
+    expect(madeOf(LISTENING_SOUND, `${run}x`)).toBe(false);
+    expect(madeOf(LISTENING_SOUND, run)).toBe(true);
+  });
+
   it('knows which verbs are work and which need their complement', () => {
     expect(TASK_VERBS.has('send')).toBe(true);
     expect(TASK_VERBS.has('like')).toBe(false);

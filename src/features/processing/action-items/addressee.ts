@@ -2,6 +2,7 @@ import type { Sentence } from '../sentences.ts';
 import {
   ACKNOWLEDGEMENT,
   BACKCHANNEL,
+  madeOf,
   NOT_A_NAME,
   PHRASE,
   SHORT_REPLY,
@@ -171,7 +172,7 @@ export function topicBefore(
   for (let i = sentence.index - 1; i >= 0 && own < 2; i--) {
     const earlier = all[i]!;
     if (earlier.speaker !== sentence.speaker) {
-      if (SHORT_REPLY.test(earlier.text)) continue;
+      if (madeOf(SHORT_REPLY, earlier.text)) continue;
       return undefined;
     }
     own++;

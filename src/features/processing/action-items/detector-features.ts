@@ -1,4 +1,5 @@
 import type { Sentence } from '../sentences.ts';
+import { LISTENING_SOUND, madeOf } from './lexicon.ts';
 
 /**
  * Features of a sentence for the learned action-item detector: what it says (words and word pairs), how it sits
@@ -64,47 +65,6 @@ const AFTER_CUE =
 /** Short replies that take something on or just listen. */
 const ACCEPT =
   /^(?:\W*(?:yes|yeah|yep|sure|okay|ok|alright|right|will do|of course|absolutely|fine|no problem)\b)/;
-
-/**
- * A reply made only of listening sounds ("mm-hmm", "uh-huh.", "mm, mm", "oh"): the sounds mm+, hmm+, um+, uh+,
- * uh-huh, oh and ah, each alone or run together, between any characters that are not word characters (\W), at
- * least one sound. Scanned once, left to right, instead of as `^(?:\W*(?:sound)\W*)+$`: that pattern can split
- * "mm-hmm mm-hmm …" in two ways per sound and backtracked for hours on a long run that ends in something else.
- * Taking the longest sound at each point decides the same strings: a run of one letter ends where any split of it
- * would, and "uh-huh" is tried before "uh", whose leftover "-huh" no sound can start.
- */
-export function isBackchannel(lower: string): boolean {
-  let sounds = 0;
-  let i = 0;
-  const run = (letter: string, from: number) => {
-    let j = from;
-    while (lower[j] === letter) j++;
-    return j - from;
-  };
-  while (i < lower.length) {
-    const c = lower[i]!;
-    if (!/\w/.test(c)) {
-      i++;
-      continue;
-    }
-    let length = 0;
-    if (c === 'm') {
-      const m = run('m', i);
-      if (m >= 2) length = m;
-    } else if (c === 'h') {
-      const m = run('m', i + 1);
-      if (m >= 2) length = 1 + m;
-    } else if (c === 'u') {
-      if (lower.startsWith('uh-huh', i)) length = 6;
-      else if (lower[i + 1] === 'm') length = 1 + run('m', i + 1);
-      else if (lower[i + 1] === 'h') length = 1 + run('h', i + 1);
-    } else if ((c === 'o' || c === 'a') && lower[i + 1] === 'h') length = 2;
-    if (!length) return false;
-    sounds++;
-    i += length;
-  }
-  return sounds > 0;
-}
 
 /**
  * What the model is told about the transcript beyond the sentences: the speakers' names, to spot addressing.
@@ -205,7 +165,7 @@ export function sentenceFeatures(sentences: readonly Sentence[], context: Featur
       const rw = words(reply);
       if (rw[0]) f.add(`n0:${rw[0]}`);
       if (rw[1]) f.add(`n1:${rw[0]} ${rw[1]}`);
-      if (isBackchannel(text)) f.add('next_backchannel');
+      if (madeOf(LISTENING_SOUND, text)) f.add('next_backchannel');
       else if (ACCEPT.test(text)) f.add('next_accept');
       if (after.last === after.first && rw.length <= 3) f.add('next_short');
     }

@@ -111,9 +111,36 @@ export const VOLUNTEERED =
   /^(?:(?:sure|yeah|yes|okay|ok|alright)[,.!\s]+)?(?:i will|i'll|i can|i could|me|i'm happy to|i'd be happy to|let me|i'm on it|i'll take)\b/i;
 /** Listening noises: a third person's "mm-hmm" during a request is not an answer to it. */
 export const BACKCHANNEL = /^(?:mm+-?hmm+|uh-huh|hmm+|mm+|um+|uh+|oh|ah|right)\W*$/i;
-/** Short replies of others that do not interrupt a speaker's train of thought ("Mm-hmm.", "Okay."). */
+
+/**
+ * Whether `text` is made only of what `unit` matches (at least once), the units run together or between
+ * characters that are not word characters (\W): what `^(?:\W*(?:unit)\W*)+$` says, scanned once from left to
+ * right. That pattern can split "mm-hmm mm-hmm …" (mm, -, hmm or mm-hmm) or "mmmm" in many ways and backtracks
+ * exponentially when the text ends in something else: ten "mm-hmm"s before an "I agree" took half a minute.
+ *
+ * `unit` is sticky (`y`) and lists its alternatives so that taking the first one that matches at each point
+ * decides as the pattern does: a longer word before its prefix ("okay" before "ok", "uh-huh" before "uh+"), and
+ * runs of one letter (mm+, uh+) that end where any split of them would.
+ */
+export function madeOf(unit: RegExp, text: string): boolean {
+  let units = 0;
+  for (let i = 0; i < text.length; ) {
+    unit.lastIndex = i;
+    const match = unit.exec(text);
+    if (match?.[0]) {
+      units++;
+      i += match[0].length;
+    } else if (/\W/.test(text[i]!)) i++;
+    else return false;
+  }
+  return units > 0;
+}
+
+/** Listening sounds, for `madeOf`: "mm-hmm", "uh-huh", "hmm", "um", "oh". */
+export const LISTENING_SOUND = /uh-huh|mm+|hmm+|um+|uh+|oh|ah/iy;
+/** Short replies of others that do not interrupt a speaker's train of thought ("Mm-hmm.", "Okay."), for `madeOf`. */
 export const SHORT_REPLY =
-  /^(?:\W*(?:mm+-?hmm+|uh-huh|hmm+|mm+|um+|uh+|oh|ah|right|okay|ok|yeah|yes|yep|sure|alright|i see|'kay)\W*)+$/i;
+  /uh-huh|'kay|alright|okay|ok|yeah|yes|yep|sure|right|i see|mm+|hmm+|um+|uh+|oh|ah/iy;
 /** Capitalised words that open sentences but are nobody's name. */
 export const NOT_A_NAME = new Set(
   (
