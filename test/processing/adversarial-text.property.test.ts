@@ -37,10 +37,14 @@ const describeText = (text: string) =>
   `${text.length} characters: ${JSON.stringify(text.slice(0, 80))} … ${JSON.stringify(text.slice(-40))}`;
 
 /** Runs every stage on the case in the thread; fails when it has not finished within `CASE_LIMIT_MS`. */
-async function finishes(text: string, segments?: TranscriptSegment[]): Promise<void> {
+async function finishes(
+  text: string,
+  segments?: TranscriptSegment[],
+  options: { pipeline?: boolean } = {},
+): Promise<void> {
   const signal = AbortSignal.timeout(CASE_LIMIT_MS);
   try {
-    await thread.run({ text, segments }, { signal });
+    await thread.run({ text, segments, ...options }, { signal });
   } catch (error) {
     if (!signal.aborted) throw error;
     const what = segments ? segments.map((s) => describeText(s.text)).join('\n') : describeText(text);
@@ -203,6 +207,27 @@ describe('every analyzer stage on adversarial text', () => {
       { speaker: 'S0', start_ms: 0, end_ms: 500, text: 'x' },
       { speaker: 'S1', start_ms: 1000, end_ms: 1500, text: `${'mm-hmm '.repeat(150)}mm-hm` },
     ]);
+  }, 600_000);
+
+  it('parses, analyzes and chunks 400,000-character hostile turns that took minutes or hours', async () => {
+    const LONG = 400_000;
+    for (const t of [
+      // Names that started at every capital inside a word (`\b` is ASCII-only): quadratic in the word.
+      `A: ${repeat('x-B-', LONG)} and I will send it`,
+      `A: ${repeat('bÀ', LONG)}\u0000 will do it`,
+      `A: ${repeat('x-B-', LONG)}'s job is to send it`,
+      // A filler after a sentence's end, then whitespace two patterns could share: quadratic.
+      `A: Done! um${repeat('\t', LONG)}MMµ`,
+      // A WebVTT voice tag of whitespace, and tags that never close.
+      `WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v${repeat('\t', LONG)}x`,
+      `WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n${repeat('<\u0000', LONG)}`,
+      // A line of whitespace read as a speaker label: cubic.
+      `A: hi\n${repeat('\t\r', LONG)}:`,
+      // Listening sounds that end in something else: exponential.
+      `A: x\nB: ${repeat('mm-hmm ', LONG)}x`,
+      `A: so\nB: ${repeat('Mm-hmm, ', LONG)}I agree.\nA: Okay, you're going to send it.`,
+    ])
+      await finishes(t, undefined, { pipeline: true });
   }, 600_000);
 
   it('renders a transcript whose turn holds a long run of spaces (it took minutes for 200,000)', () => {

@@ -83,3 +83,25 @@ export function runEveryStage(text: string, segments?: TranscriptSegment[]): voi
   }
   porterStem(text.toLowerCase());
 }
+
+/**
+ * What the pipeline itself does with a transcript (parse, analyze, chunk), without the stages above that take
+ * text no pipeline stage would give them (the whole raw text as one sentence): for texts far longer than the
+ * property test's, where only a linear stage finishes.
+ */
+export function runPipeline(text: string): void {
+  const segments = parseTranscript(text);
+  const speakers = [...new Set(segments.map((s) => s.speaker))].map((label) => ({
+    label,
+    name: `${label} Lopez`,
+  }));
+  const analysis = analyzeTranscript({ segments, speakers, createdAt: '2024-03-04T10:00:00Z' });
+  chunkNote({
+    title: analysis.title,
+    summary: analysis.summary,
+    segments,
+    speakers,
+    highlights: analysis.highlights,
+    actionItems: analysis.action_items.map((a) => ({ text: a.text, assignee: a.assignee ?? null })),
+  });
+}

@@ -13,7 +13,8 @@ const WORDS_PER_MINUTE = 150;
 const UNKNOWN_SPEAKER = 'Speaker 1';
 const TIMING =
   /^\s*(?:(\d{1,3}):)?(\d{1,2}):(\d{2})[.,](\d{1,3})\s*-->\s*(?:(\d{1,3}):)?(\d{1,2}):(\d{2})[.,](\d{1,3})/;
-const LABEL = /^\s*([^:\n]{1,60}?)\s*:\s+(\S.*)$/;
+/** `Label: text`; the label starts at its first non-space, so a line of whitespace is read once, not cubically. */
+const LABEL = /^\s*([^:\s][^:\n]{0,59}?)\s*:\s+(\S.*)$/;
 
 /**
  * Parses a transcript given as WebVTT, SRT or `Label: text` lines into speaker segments.
@@ -52,14 +53,15 @@ function parseCues(text: string): TranscriptSegment[] {
       .join(' ')
       .trim();
     let speaker: string | undefined;
-    const voice = /^<v(?:\.[^\s>]+)?\s+([^>]+)>/.exec(body);
+    // The name starts after the whitespace, and a tag ends before the next "<": each character is read once.
+    const voice = /^<v(?:\.[^\s>]+)?\s+([^\s>][^>]*)>/.exec(body);
     if (voice) {
       speaker = decodeEntities(voice[1]!.trim());
       body = body.slice(voice[0].length);
     }
     body = decodeEntities(
       body
-        .replace(/<[^>]+>/g, '')
+        .replace(/<[^<>]+>/g, '')
         .replace(/\s+/g, ' ')
         .trim(),
     );
@@ -82,7 +84,7 @@ function decodeEntities(s: string): string {
 }
 
 /** A label alone on its line ("Alice:"), as some meeting apps export, announces the next lines' speaker. */
-const BARE_LABEL = /^\s*([^:\n]{1,60}?)\s*:\s*$/;
+const BARE_LABEL = /^\s*([^:\s][^:\n]{0,59}?)\s*:\s*$/;
 const NAME_SHAPED = /^(?:[\p{Lu}\d][\p{L}\d.'’-]*)(?:\s+[\p{Lu}\d][\p{L}\d.'’-]*){0,3}$/u;
 /** Labels diarization tools write: `SPEAKER_00`, `spk_1`, `Speaker-2`. */
 const DIARIZATION_LABEL = /^(?:speaker|spk|spkr)[ _-]?\d{1,3}$/i;

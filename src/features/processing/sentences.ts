@@ -43,8 +43,9 @@ export const STOPWORDS = new Set(
 /** Annotation marks of some transcripts (`{vocalsound}`, `{disfmarker}`) and bracketed noises (`[laughter]`). */
 const ANNOTATION = /\{[a-z_]+\}|\[(?:laughter|laughs|crosstalk|inaudible|silence|music|noise|applause)\]/gi;
 const DISFLUENCY = /(^|[\s,])(?:u+m+|u+h+|e+r+m+|h+m+|mm+)\b[,.]?(?=\s|$)/gi;
+/** A filler after a sentence's end, then a lower-case word: ". Um, you will …" (`\s*(?:,\s*)?`: one way to match). */
 const FILLER_OPENER =
-  /([.!?])\s+(?:[Uu]+[Mm]+|[Uu]+[Hh]+|[Ee]+[Rr]+[Mm]+|[Hh]+[Mm]+|[Mm][Mm]+)\b\s*,?\s*(\p{Ll})/gu;
+  /([.!?])\s+(?:[Uu]+[Mm]+|[Uu]+[Hh]+|[Ee]+[Rr]+[Mm]+|[Hh]+[Mm]+|[Mm][Mm]+)\b\s*(?:,\s*)?(\p{Ll})/gu;
 const ABBREVIATIONS = new Set([
   'mr',
   'mrs',

@@ -21,9 +21,12 @@ const YOU_CUE =
 /** "we're gonna start recording them next week", "why don't we plan to …", "let's …". */
 const TEAM_CUE =
   /\b(?:we'll|we will|we're going to|we're gonna|we are going to|we need to|we have to|we've got to|we should|we must|we can|we could|let's|why don't we|shall we)\s+(.+)$/i;
-/** "Maria will …", "the marketing expert is going to …". */
+/**
+ * "Maria will …", "the marketing expert is going to …". The name starts where a word does, not after any letter
+ * (`\b` is ASCII-only: inside "x-B-x-B-…" or "bÀbÀ…" it tried every letter, each time to the word's end).
+ */
 const THIRD_CUE =
-  /\b([\p{L}_'-]+(?: [\p{L}_'-]+)?)\s+(?:will|'ll|is going to|is gonna|has to|needs to|should)\s+(.+)$/iu;
+  /(?<![\p{L}_'-])([\p{L}_][\p{L}_'-]*(?: [\p{L}_'-]+)?)\s+(?:will|'ll|is going to|is gonna|has to|needs to|should)\s+(.+)$/iu;
 /** A name said to someone ("…, Baba, on …", "Baba and David you …"): more than one is no single assignee. */
 const NAMES_AROUND = /\b\p{Lu}[\p{L}'-]+/gu;
 

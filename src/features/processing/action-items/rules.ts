@@ -58,14 +58,15 @@ export interface Rule {
   build(match: RegExpExecArray, context: ClauseContext): Match[] | undefined;
 }
 
-// "action item: …", "to-do: …", "next step is to …"
+// "action item: …", "to-do: …", "next step is to …". A name starts where a word does: `\b` is ASCII-only, and
+// from every capital inside a word like "x-B-x-B-…" or "bÀbÀ…" the name ran to the word's end (quadratic).
 const EXPLICIT = new RegExp(
-  String.raw`(?:\b(\p{Lu}[\p{L}'-]+)'s\s+)?\b(?:[Aa]ction [Ii]tems?|[Tt]o-?[Dd]os?|[Nn]ext [Ss]teps?|ACTION ITEMS?|TODOS?)(?:\s+for\s+${NAME})?\s*(?:(?:is|are)\b\s*:?|:|-)\s*(?:to\s+)?(.+)$`,
+  String.raw`(?:(?<![\p{L}'-])(\p{Lu}[\p{L}'-]+)'s\s+)?\b(?:[Aa]ction [Ii]tems?|[Tt]o-?[Dd]os?|[Nn]ext [Ss]teps?|ACTION ITEMS?|TODOS?)(?:\s+for\s+${NAME})?\s*(?:(?:is|are)\b\s*:?|:|-)\s*(?:to\s+)?(.+)$`,
   'u',
 );
-// "Maria's job is to …", "the Industrial Designer's task will be to …"
+// "Maria's job is to …", "the Industrial Designer's task will be to …" (the name starts where a word does).
 const OWNED_JOB = new RegExp(
-  String.raw`\b${PHRASE}'s\s+(?:job|task|homework|assignment)\s+(?:is|will be)\s+to\s+(.+)$`,
+  String.raw`(?<![\p{L}_'-])${PHRASE}'s\s+(?:job|task|homework|assignment)\s+(?:is|will be)\s+to\s+(.+)$`,
   'u',
 );
 // "I'll …", "I will …", "I'm going to …", "I need to …"
@@ -238,8 +239,11 @@ function withOpenQuestion(found: Match, sentence: Sentence, all: readonly Senten
   }
   return found;
 }
-/** A partner said just before the speaker's own promise: "Pedro and I will …". */
-const JOINT_BEFORE = /\b(\p{Lu}[\p{L}'-]*)\s+and\s*$/u;
+/**
+ * A partner said just before the speaker's own promise: "Pedro and I will …". The name starts where a word does
+ * (with `\b`, ASCII-only, every capital inside "x-B-x-B-…" was tried to the word's end: quadratic).
+ */
+const JOINT_BEFORE = /(?<![\p{L}'-])(\p{Lu}[\p{L}'-]*)\s+and\s*$/u;
 /** The same, later in what was promised: the speaker starting again with a partner. */
 const JOINT_RESTART =
   /\s(\p{Lu}[\p{L}'-]*)\s+and\s+I\s+(?:can|could|will|'ll|would|should|am going to|'m going to)\b/u;

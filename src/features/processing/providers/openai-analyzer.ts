@@ -176,7 +176,7 @@ function parseCompletion(text: string): { ok: true; value: unknown } | { ok: fal
   const content = (choice.message.content ?? '')
     .trim()
     .replace(/^```(?:json)?\s*/i, '')
-    .replace(/\s*```$/, '');
+    .replace(/(?<!\s)\s*```$/, '');
   try {
     return { ok: true, value: JSON.parse(content) };
   } catch {
