@@ -1,5 +1,6 @@
 /**
- * `npm run bench:regex`: every regular-expression literal in src/, checked by recheck (a ReDoS checker) and, where
+ * `npm run bench:regex`: every regular-expression literal in src/ and every pattern of the action-item rule table
+ * (most are built with `new RegExp`; other built patterns are not seen), checked by recheck (a ReDoS checker) and, where
  * it reports one vulnerable, timed on recheck's own attack string pumped to BENCH_REGEX_LENGTH characters
  * (100,000), as is and after `cleanText` (the form every sentence-level pattern sees: whitespace collapsed, so no
  * line breaks or runs of it), each in a thread stopped after BENCH_REGEX_LIMIT_MS (20 s). Slowest first, with a
@@ -15,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { checkSync } from 'recheck';
 import ts from 'typescript';
+import { RULES } from '../../src/features/processing/action-items/rules.ts';
 import { cleanText } from '../../src/features/processing/sentences.ts';
 
 const LENGTH = Number(process.env.BENCH_REGEX_LENGTH ?? 100_000);
@@ -28,7 +30,10 @@ interface Literal {
 }
 
 function literals(): Literal[] {
-  const files = execFileSync('git', ['ls-files', 'src/**/*.ts'], { encoding: 'utf8' }).trim().split('\n');
+  const files = execFileSync('git', ['ls-files', 'src'], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .filter((file) => file.endsWith('.ts'));
   const found: Literal[] = [];
   for (const file of files) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
@@ -74,7 +79,22 @@ function time(pattern: Literal, text: string): Promise<number> {
 
 const format = (ms: number) => (Number.isFinite(ms) ? `${Math.round(ms)} ms` : `> ${LIMIT_MS / 1000} s`);
 
-const all = literals();
+/** The rule table's patterns: most are built with `new RegExp` from shared pieces, which `literals` cannot read. */
+function rulePatterns(): Literal[] {
+  return RULES.flatMap((rule) =>
+    (Array.isArray(rule.pattern) ? rule.pattern : [rule.pattern as RegExp]).map((p) => ({
+      where: `rules.ts rule "${rule.name}"`,
+      source: p.source,
+      flags: p.flags,
+    })),
+  );
+}
+
+const found = literals();
+const all = [
+  ...found,
+  ...rulePatterns().filter((r) => !found.some((l) => l.source === r.source && l.flags === r.flags)),
+];
 const rows: { where: string; summary: string; raw: number; cleaned: number }[] = [];
 for (const pattern of all) {
   const verdict = checkSync(pattern.source, pattern.flags, { timeout: 10_000 });

@@ -27,7 +27,7 @@ describe('parseRange', () => {
     expect(parseRange('bytes=100-', 100)).toEqual({ kind: 'unsatisfiable' });
   });
 
-  it('answers at once a 16 KB header of tabs around the dash (it held the event loop for hours)', () => {
+  it('answers at once a 16 KB header of tabs around the dash (it held the event loop for minutes)', () => {
     const tabs = '\t'.repeat(8_000);
     expect(parseRange(`bytes=${tabs}-${tabs}-`, 100)).toEqual({ kind: 'whole' });
     expect(parseRange(`bytes=${tabs}1${tabs}-${tabs}2${tabs}`, 100)).toEqual({

@@ -5,7 +5,7 @@ import {
   madeOf,
   NOT_A_NAME,
   PHRASE,
-  SHORT_REPLY,
+  SHORT_REPLY_UNIT,
   STRONG_ACKNOWLEDGEMENT,
 } from './lexicon.ts';
 
@@ -172,7 +172,7 @@ export function topicBefore(
   for (let i = sentence.index - 1; i >= 0 && own < 2; i--) {
     const earlier = all[i]!;
     if (earlier.speaker !== sentence.speaker) {
-      if (madeOf(SHORT_REPLY, earlier.text)) continue;
+      if (madeOf(SHORT_REPLY_UNIT, earlier.text)) continue;
       return undefined;
     }
     own++;

@@ -1,5 +1,5 @@
 import type { Sentence } from '../sentences.ts';
-import { LISTENING_SOUND, madeOf } from './lexicon.ts';
+import { LISTENING_SOUND_UNIT, madeOf } from './lexicon.ts';
 
 /**
  * Features of a sentence for the learned action-item detector: what it says (words and word pairs), how it sits
@@ -165,7 +165,7 @@ export function sentenceFeatures(sentences: readonly Sentence[], context: Featur
       const rw = words(reply);
       if (rw[0]) f.add(`n0:${rw[0]}`);
       if (rw[1]) f.add(`n1:${rw[0]} ${rw[1]}`);
-      if (madeOf(LISTENING_SOUND, text)) f.add('next_backchannel');
+      if (madeOf(LISTENING_SOUND_UNIT, text)) f.add('next_backchannel');
       else if (ACCEPT.test(text)) f.add('next_accept');
       if (after.last === after.first && rw.length <= 3) f.add('next_short');
     }

@@ -137,9 +137,9 @@ export function madeOf(unit: RegExp, text: string): boolean {
 }
 
 /** Listening sounds, for `madeOf`: "mm-hmm", "uh-huh", "hmm", "um", "oh". */
-export const LISTENING_SOUND = /uh-huh|mm+|hmm+|um+|uh+|oh|ah/iy;
+export const LISTENING_SOUND_UNIT = /uh-huh|mm+|hmm+|um+|uh+|oh|ah/iy;
 /** Short replies of others that do not interrupt a speaker's train of thought ("Mm-hmm.", "Okay."), for `madeOf`. */
-export const SHORT_REPLY =
+export const SHORT_REPLY_UNIT =
   /uh-huh|'kay|alright|okay|ok|yeah|yes|yep|sure|right|i see|mm+|hmm+|um+|uh+|oh|ah/iy;
 /** Capitalised words that open sentences but are nobody's name. */
 export const NOT_A_NAME = new Set(
@@ -177,6 +177,13 @@ export const NAME = String.raw`(\p{Lu}[\p{L}'-]+(?:\s\p{Lu}[\p{L}'-]+)?)`;
 /** A role or name phrase: "Industrial Designer", "User Interf Interface Designer", "I_D_", "the PM". */
 // One to four words, each after exactly one space: a word is never split into pieces (that was exponential).
 export const PHRASE = String.raw`(\p{Lu}[\p{L}_'-]*(?:\s\p{Lu}[\p{L}_'-]*){0,3}\s?)`;
+/**
+ * Where a name may start when no word or mark before it bounds it: at the start of a word, or after a short
+ * lower-case particle joined by a hyphen or apostrophe ("al-Rashid", "d'Artagnan" give "Rashid", "Artagnan", as
+ * `\b` did). Not after any letter: `\b` is ASCII-only, so inside a word like "x-B-x-B-…" or "bÀbÀ…" it let a name
+ * start at every capital and run to the word's end, quadratic in the word; here each word offers at most two starts.
+ */
+export const NAME_START = String.raw`(?:(?<![\p{L}_'-])|(?<=(?<![\p{L}_'-])\p{Ll}{1,4}['-]))`;
 /** "you're going to", "you'll need to", "you should", or a plain "you", after a name. */
 export const YOU_WILL = String.raw`(?:you(?:'re| are)\s+(?:going to|gonna)|you(?:'ll| will)(?:\s+(?:need|have) to)?|you\s+(?:need|have|ought) to|you\s+(?:should|must|can|could)|you)`;
 /** "can you", "would you". */

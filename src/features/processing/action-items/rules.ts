@@ -17,6 +17,7 @@ import {
   IN_MEETING,
   LATER,
   NAME,
+  NAME_START,
   PHRASE,
   RELATIVE_BEFORE,
   VOLUNTEERED,
@@ -58,15 +59,14 @@ export interface Rule {
   build(match: RegExpExecArray, context: ClauseContext): Match[] | undefined;
 }
 
-// "action item: …", "to-do: …", "next step is to …". A name starts where a word does: `\b` is ASCII-only, and
-// from every capital inside a word like "x-B-x-B-…" or "bÀbÀ…" the name ran to the word's end (quadratic).
+// "action item: …", "to-do: …", "next step is to …", "Maria's action items are …".
 const EXPLICIT = new RegExp(
-  String.raw`(?:(?<![\p{L}'-])(\p{Lu}[\p{L}'-]+)'s\s+)?\b(?:[Aa]ction [Ii]tems?|[Tt]o-?[Dd]os?|[Nn]ext [Ss]teps?|ACTION ITEMS?|TODOS?)(?:\s+for\s+${NAME})?\s*(?:(?:is|are)\b\s*:?|:|-)\s*(?:to\s+)?(.+)$`,
+  String.raw`(?:${NAME_START}(\p{Lu}[\p{L}'-]+)'s\s+)?\b(?:[Aa]ction [Ii]tems?|[Tt]o-?[Dd]os?|[Nn]ext [Ss]teps?|ACTION ITEMS?|TODOS?)(?:\s+for\s+${NAME})?\s*(?:(?:is|are)\b\s*:?|:|-)\s*(?:to\s+)?(.+)$`,
   'u',
 );
-// "Maria's job is to …", "the Industrial Designer's task will be to …" (the name starts where a word does).
+// "Maria's job is to …", "the Industrial Designer's task will be to …".
 const OWNED_JOB = new RegExp(
-  String.raw`(?<![\p{L}_'-])${PHRASE}'s\s+(?:job|task|homework|assignment)\s+(?:is|will be)\s+to\s+(.+)$`,
+  String.raw`${NAME_START}${PHRASE}'s\s+(?:job|task|homework|assignment)\s+(?:is|will be)\s+to\s+(.+)$`,
   'u',
 );
 // "I'll …", "I will …", "I'm going to …", "I need to …"
@@ -126,7 +126,7 @@ const YOU_PLURAL =
   /\b(?:(?:can|could|would|will)\s+(?:you\s+(?:two|both|guys|all)|everyone|everybody|all of you)|you\s+(?:two|both|guys|all)(?:,?\s+you)?(?:\s+(?:are going to|are gonna|will|'ll|need to|have to|should|can|could|are (?:on|in charge of|responsible for)))|you and (?:i|me) (?:should|will|'ll|need to|have to|can|must))\s+(.+)$/i;
 /** "the look and feel design is for Kate", "Steph gets the user interface design", "Bob is responsible for …". */
 const GIVEN_TO = new RegExp(
-  String.raw`(?:^|[,.;]\s*|\b(?:[Aa]nd|[Ss]o|[Tt]hen|[Nn]ow|[Oo]kay)\s+)(?:(?:[Tt]he\s+)?${PHRASE}\s*(takes care of|will take care of|is taking care of|is (?:responsible for|in charge of|handling|on)|will handle|handles|gets|takes|will take|will get)\s+([^,.;!?]+)|((?:[Tt]he|[Aa]n?|[Ss]ome)\s[^,]+?)\s+(?:is|are|goes|go) (?:for|to)\s+(?:[Tt]he\s+)?${PHRASE})\s*(?:[,.!?]|$)`,
+  String.raw`(?:^|[,.;]\s*|\b(?:[Aa]nd|[Ss]o|[Tt]hen|[Nn]ow|[Oo]kay)\s+)(?:(?:[Tt]he\s+)?${PHRASE}\s*(takes care of|will take care of|is taking care of|is (?:responsible for|in charge of|handling|on)|will handle|handles|gets|takes|will take|will get)\s+([^,.;!?]{1,300})|((?:[Tt]he|[Aa]n?|[Ss]ome)\s[^,]{1,300}?)\s+(?:is|are|goes|go) (?:for|to)\s+(?:[Tt]he\s+)?${PHRASE})\s*(?:[,.!?]|$)`,
   'u',
 );
 /** "…, you get product evaluation": work handed to whoever is addressed. */
@@ -139,7 +139,7 @@ const ELLIPTICAL = new RegExp(
 );
 /** "so we've got the working design for I_D_": work named for a role or a person. */
 const WORK_FOR = new RegExp(
-  String.raw`(?:^|[,.;]\s*|\b(?:got|have|is|and|so)\s+)((?:the|a|an|some)\s[^,.;]+?)\s+for\s+(?:the\s+)?${PHRASE}\s*(?:[,.;!?]|$)`,
+  String.raw`(?:^|[,.;]\s*|\b(?:got|have|is|and|so)\s+)((?:the|a|an|some)\s[^,.;]{1,300}?)\s+for\s+(?:the\s+)?${PHRASE}\s*(?:[,.;!?]|$)`,
   'u',
 );
 /**
@@ -239,11 +239,8 @@ function withOpenQuestion(found: Match, sentence: Sentence, all: readonly Senten
   }
   return found;
 }
-/**
- * A partner said just before the speaker's own promise: "Pedro and I will …". The name starts where a word does
- * (with `\b`, ASCII-only, every capital inside "x-B-x-B-…" was tried to the word's end: quadratic).
- */
-const JOINT_BEFORE = /(?<![\p{L}'-])(\p{Lu}[\p{L}'-]*)\s+and\s*$/u;
+/** A partner said just before the speaker's own promise: "Pedro and I will …". */
+const JOINT_BEFORE = new RegExp(String.raw`${NAME_START}(\p{Lu}[\p{L}'-]*)\s+and\s*$`, 'u');
 /** The same, later in what was promised: the speaker starting again with a partner. */
 const JOINT_RESTART =
   /\s(\p{Lu}[\p{L}'-]*)\s+and\s+I\s+(?:can|could|will|'ll|would|should|am going to|'m going to)\b/u;
