@@ -18,9 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { Dialect } from '../../src/db/schema.ts';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import { createApiKey } from '../../src/features/api-keys/api-keys.service.ts';
-import { analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
-import { parseTranscript } from '../../src/features/processing/parse-transcript.ts';
-import { chunkNote } from '../../src/features/search/chunk-note.ts';
+import { runPipeline } from '../../test/processing/adversarial-text.ts';
 import { mainThreadProfile, summarizeProfile } from '../api/profile-summary.ts';
 import { seedNotes } from '../api/seed.ts';
 import { loadMeeting, meetingNames } from '../ingest/qmsum.ts';
@@ -82,17 +80,7 @@ function timeAdversarialAnalysis(): AnalysisTiming[] {
   const out: AnalysisTiming[] = [];
   for (const { name, transcript } of adversarialTranscripts(MAX_TRANSCRIPT_BYTES)) {
     const started = performance.now();
-    const segments = parseTranscript(transcript);
-    const speakers = [...new Set(segments.map((s) => s.speaker))].map((label) => ({ label, name: label }));
-    const analysis = analyzeTranscript({ segments, speakers, createdAt: '2026-11-24T09:00:00Z' });
-    chunkNote({
-      title: analysis.title,
-      summary: analysis.summary,
-      segments,
-      speakers,
-      highlights: analysis.highlights,
-      actionItems: analysis.action_items.map((a) => ({ text: a.text, assignee: a.assignee ?? null })),
-    });
+    runPipeline(transcript);
     const ms = performance.now() - started;
     out.push({ name, bytes: Buffer.byteLength(transcript), ms });
     log(`analysis of ${name}: ${ms.toFixed(0)} ms`);

@@ -87,7 +87,8 @@ export function runEveryStage(text: string, segments?: TranscriptSegment[]): voi
 /**
  * What the pipeline itself does with a transcript (parse, analyze, chunk), without the stages above that take
  * text no pipeline stage would give them (the whole raw text as one sentence): for texts far longer than the
- * property test's, where only a linear stage finishes.
+ * property test's, where only a linear stage finishes. `npm run bench:isolation` times it on its adversarial
+ * transcripts.
  */
 export function runPipeline(text: string): void {
   const segments = parseTranscript(text);
