@@ -12,7 +12,6 @@ import { recordEvent } from '../events/events.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
 import { toNoteDetail } from '../notes/notes.view.ts';
 import { type PreparedNoteIndex, prepareNoteIndex, writeNoteIndex } from '../search/index-note.ts';
-import { getSearchEngine } from '../search/search-engine.ts';
 import { type AudioStorage, createAudioStorage } from '../storage/audio-storage.ts';
 import { sentenceModelSettings } from './action-items/sentence-model.ts';
 import { failNote } from './fail-note.ts';
@@ -195,7 +194,7 @@ export async function processNote({
   const sortedHighlights = [...highlights].sort(
     (a, b) => a.timestamp_ms - b.timestamp_ms || compareIds(a.id, b.id),
   );
-  const engine = await getSearchEngine(deps);
+  const engine = await deps.search.engine();
 
   // The index is prepared for the title the note will have: the user's when they set one, else the analysis's.
   // A rename between this and the transaction is seen there (the title differs): prepared again.
