@@ -3,7 +3,11 @@ import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import type { Db, Dialect } from './db/schema.ts';
 import { createProcessingPool, type ProcessingPool } from './features/processing/pool/processing-pool.ts';
+import { type Analyzer, createAnalyzer } from './features/processing/providers/analyzer.ts';
+import { createTranscriber, type Transcriber } from './features/processing/providers/transcriber.ts';
 import { createSearch, type Search } from './features/search/search.ts';
+import { type AudioStorage, createAudioStorage } from './features/storage/audio-storage.ts';
+import { createOutboundAgents, type OutboundAgents } from './features/webhooks/outbound/guarded-request.ts';
 import { createLogger } from './lib/logger.ts';
 
 /** Deliveries created by the current fan-out burst since its last ANALYZE (PostgreSQL). */
@@ -33,10 +37,18 @@ export interface Deps {
   processing: ProcessingPool;
   /** Search: its engine, readiness, reranker and caches (features/search/search.ts). */
   search: Search;
+  /** Where recordings' audio files are kept (DATA_DIR/audio). */
+  audio: AudioStorage;
+  /** Turns a transcript into a title, summary, action items and highlights (ANALYZER). */
+  analyzer: Analyzer;
+  /** Turns audio into a transcript (TRANSCRIBER); undefined when none is configured. */
+  transcriber: Transcriber | undefined;
+  /** Keep-alive connections for webhook deliveries and test events; opened only through vetted lookups. */
+  outbound: OutboundAgents;
   fanOut: FanOutState;
   seed: SeedState;
   /**
-   * Closes what createDeps opened (search's embedder, the processing threads; the database unless it was given);
+   * Closes what createDeps opened (search's embedder, the processing threads, outbound connections; the database unless it was given);
    * idempotent.
    */
   close(): Promise<void>;
@@ -62,6 +74,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   const processing = createProcessingPool(config.processing);
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const search = createSearch({ db: database.db, dialect: database.dialect, config, logger });
+  const outbound = createOutboundAgents(config.webhookDelivery.concurrency);
   let closing: Promise<void> | undefined;
   return {
     db: database.db,
@@ -71,13 +84,17 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     wakeWorker: overrides.wakeWorker ?? (() => {}),
     processing,
     search,
+    audio: createAudioStorage(config),
+    analyzer: createAnalyzer(config.analysis),
+    transcriber: createTranscriber(config.transcription),
+    outbound,
     fanOut: { burstSize: 0 },
     seed: { seeded: new Set(), inFlight: new Map() },
     close() {
       // Search first: an engine still initialising reads the database.
       closing ??= search
         .close()
-        .then(() => Promise.all([processing.close(), opened?.close()]))
+        .then(() => Promise.all([processing.close(), opened?.close(), outbound.destroy()]))
         .then(() => {});
       return closing;
     },

@@ -1,6 +1,6 @@
 import type { Space } from '../../lib/space.ts';
 import { releaseEmbedders } from './embedders/load-embedder.ts';
-import { CohereReranker } from './reranker.ts';
+import { CohereReranker, type RerankerSettings } from './reranker.ts';
 import { searchRepo } from './search.repo.ts';
 import {
   initEngine,
@@ -48,7 +48,7 @@ export interface Search {
    * retried after `retryMs` (doubling, at most a minute) until it succeeds or stop() (or close()) is called.
    */
   prepareInBackground(options?: { retryMs?: number; after?: Promise<unknown> }): SearchPreparation;
-  /** Re-scores the best notes (RERANKER set); undefined otherwise. */
+  /** Re-scores the best notes (RERANKER set); undefined otherwise. Made again only when its settings change. */
   readonly reranker: CohereReranker | undefined;
   /** Spaces whose processed notes are known to be indexed (`accountId:mode`). */
   readonly coveredSpaces: Set<string>;
@@ -70,7 +70,6 @@ export function createSearch(context: SearchContext): Search {
   const { db, dialect, config, logger } = context;
   const exactVectors = createExactVectorCache(config.search.exactCacheBytes);
   const spaceSizes = new Map<string, { n: number; at: number }>();
-  const rerankerSettings = config.search.reranker;
   // The token the loaded embedder is held by: released by close().
   const holder = {};
   let pending: Promise<SearchEngine> | undefined;
@@ -79,9 +78,18 @@ export function createSearch(context: SearchContext): Search {
   let lexemes: { at: number; freqs: Promise<Map<string, number>> } | undefined;
   const preparations = new Set<SearchPreparation>();
   let closed = false;
+  let reranker: { settings: RerankerSettings | undefined; client: CohereReranker | undefined } = {
+    settings: undefined,
+    client: undefined,
+  };
 
   const search: Search = {
-    reranker: rerankerSettings ? new CohereReranker(rerankerSettings) : undefined,
+    get reranker() {
+      const settings = config.search.reranker;
+      if (settings !== reranker.settings)
+        reranker = { settings, client: settings && new CohereReranker(settings) };
+      return reranker.client;
+    },
     coveredSpaces: new Set(),
     exactVectors,
 
@@ -144,6 +152,7 @@ export function createSearch(context: SearchContext): Search {
             `search: hybrid keyword + vector (vector store: ${engine.store.kind})`,
           );
         }
+        const rerankerSettings = config.search.reranker;
         if (rerankerSettings) {
           logger.info(
             {

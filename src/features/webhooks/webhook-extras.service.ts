@@ -7,7 +7,6 @@ import { TEST_EVENT_TYPE } from '../events/events.ts';
 import { newDeliveryRow } from './delivery/delivery-row.ts';
 import { executeDelivery, KEPT_RESPONSE_BYTES } from './delivery/execute-delivery.ts';
 import { overlappingSecret } from './delivery/sign-payload.ts';
-import { createOutboundAgents } from './outbound/guarded-request.ts';
 import { webhooksRepo } from './webhooks.repo.ts';
 import type { RotateSecretInput } from './webhooks.schema.ts';
 import { outboundPolicy } from './webhooks.service.ts';
@@ -56,7 +55,6 @@ export async function sendTestEvent(
       message: 'A test event sent with POST /v1/webhooks/{id}/test. No action is needed.',
     },
   });
-  const agents = createOutboundAgents(1);
   const startedAt = nowIso();
   const result = await executeDelivery({
     url: webhook.url,
@@ -67,8 +65,8 @@ export async function sendTestEvent(
     payload,
     timeoutMs: deps.config.webhookDelivery.timeoutMs,
     policy: outboundPolicy(deps.config),
-    agents,
-  }).finally(() => agents.destroy());
+    agents: deps.outbound,
+  });
   const completedAt = nowIso();
   const deliveryId = newId('delivery');
   await deps.db.transaction().execute(async (trx) => {
