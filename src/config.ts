@@ -146,7 +146,7 @@ export type Config = {
     retryScheduleSeconds: number[];
     /** Webhooks one account may have in each mode (live, test); creating one more is a 409. */
     maxPerAccount: number;
-    /** (ext) How long a rotated-out secret keeps signing (WEBHOOKS_SECRET_OVERLAP_SECONDS). */
+    /** How long a rotated-out secret keeps signing (WEBHOOKS_SECRET_OVERLAP_SECONDS). */
     secretOverlapSeconds: number;
   };
   /** How the webhook worker delivers (src/features/webhooks). */

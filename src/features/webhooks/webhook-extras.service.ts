@@ -31,7 +31,7 @@ export interface TestDeliveryResult {
 }
 
 /**
- * (ext) Sends a signed `webhook.test` event to this webhook only, now, once (no retries), through the same
+ * Sends a signed `webhook.test` event to this webhook only, now, once (no retries), through the same
  * signing and outbound guard as every delivery (a rotated-out secret in its overlap signs too), and logs it
  * like any delivery: the event is written to the outbox (no webhook can subscribe to its type, so fan-out
  * skips it) and the delivery with its one attempt to the delivery log, in one transaction after the attempt.
@@ -153,7 +153,7 @@ export interface RotatedSecret {
 }
 
 /**
- * (ext) Replaces the webhook's signing secret with an overlap: until `previous_secret_expires_at` (now +
+ * Replaces the webhook's signing secret with an overlap: until `previous_secret_expires_at` (now +
  * `overlap_seconds`, default WEBHOOKS_SECRET_OVERLAP_SECONDS) both secrets sign every delivery (two `v1,`
  * signatures in `webhook-signature`; `X-Svc-Signature` uses the new one), so receivers can move to the new
  * secret without rejecting deliveries meanwhile. Without `secret` in the input, one is generated and returned
