@@ -121,8 +121,10 @@ export async function startServer(config: Config, options: StartServerOptions = 
         const drain = setTimeout(() => listening.closeAllConnections(), options.drainMs ?? 10_000);
         await closed;
         clearTimeout(drain);
+        logger.info('stopping: connections closed');
         search?.stop();
         await worker?.stop();
+        logger.info('stopping: background work stopped');
         await deps.close();
         logger.info('minutes stopped');
       })();
