@@ -4,7 +4,6 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import './lib/zod-messages.ts';
-import type { RerankerSettings } from './features/search/reranker.ts';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -221,6 +220,14 @@ export interface OpenAiEndpoint {
   model: string;
   timeoutMs: number;
 }
+
+/** Settings of a Cohere-compatible rerank endpoint (RERANKER=cohere). */
+export type RerankerSettings = OpenAiEndpoint & {
+  /** Notes of the fused ranking whose passages are sent to the reranker, per search. */
+  candidates: number;
+  /** What the endpoint's `relevance_score` is: a probability in [0, 1], or a raw logit to pass through the logistic function. */
+  scores: 'probability' | 'logit';
+};
 
 /** Thrown when the environment is invalid; the message lists one line per bad variable. */
 export class ConfigError extends Error {
