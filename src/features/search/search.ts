@@ -78,6 +78,7 @@ export function createSearch(context: SearchContext): Search {
   let lexemes: { at: number; freqs: Promise<Map<string, number>> } | undefined;
   const preparations = new Set<SearchPreparation>();
   let closed = false;
+  const releaseLater = () => void releaseEmbedders(holder);
   let reranker: { settings: RerankerSettings | undefined; client: CohereReranker | undefined } = {
     settings: undefined,
     client: undefined,
@@ -255,8 +256,10 @@ export function createSearch(context: SearchContext): Search {
     async close() {
       closed = true;
       for (const preparation of [...preparations]) preparation.stop();
-      // An engine still initialising may be loading the model: it is let go of once its load ends.
-      await pending?.catch(() => {});
+      // A model being loaded is waited for (releaseEmbedders); the rest of an engine still initialising (an
+      // embedder's probe, refilling the vector table) is not: what it takes later is let go of when it ends.
+      const late = pending;
+      if (late) void late.then(releaseLater, releaseLater);
       await releaseEmbedders(holder);
     },
   };
