@@ -7,7 +7,6 @@ import { mcpRoutes } from './features/mcp/mcp.routes.ts';
 import { notesRoutes } from './features/notes/notes.routes.ts';
 import { recordingsRoutes } from './features/recordings/recordings.routes.ts';
 import { searchRoutes } from './features/search/search.routes.ts';
-import { searchReadiness } from './features/search/search-engine.ts';
 import { ensureSeeded } from './features/test-mode/seed.service.ts';
 import { webhooksRoutes } from './features/webhooks/webhooks.routes.ts';
 import type { AppEnv } from './http/context.ts';
@@ -41,7 +40,7 @@ export function buildApp(deps: Deps) {
     }
     // Ready means the database answers (docs/api.md, General). Search is prepared in the background at start (the first
     // start builds the builtin embedder's cache); until then searches wait for it, and this says so.
-    const search = searchReadiness(deps);
+    const search = deps.search.readiness();
     return c.json({
       status: 'ok',
       database: deps.dialect,

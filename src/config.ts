@@ -4,7 +4,6 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import './lib/zod-messages.ts';
-import type { RerankerSettings } from './features/search/reranker.ts';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -146,7 +145,7 @@ export type Config = {
     retryScheduleSeconds: number[];
     /** Webhooks one account may have in each mode (live, test); creating one more is a 409. */
     maxPerAccount: number;
-    /** (ext) How long a rotated-out secret keeps signing (WEBHOOKS_SECRET_OVERLAP_SECONDS). */
+    /** How long a rotated-out secret keeps signing (WEBHOOKS_SECRET_OVERLAP_SECONDS). */
     secretOverlapSeconds: number;
   };
   /** How the webhook worker delivers (src/features/webhooks). */
@@ -221,6 +220,14 @@ export interface OpenAiEndpoint {
   model: string;
   timeoutMs: number;
 }
+
+/** Settings of a Cohere-compatible rerank endpoint (RERANKER=cohere). */
+export type RerankerSettings = OpenAiEndpoint & {
+  /** Notes of the fused ranking whose passages are sent to the reranker, per search. */
+  candidates: number;
+  /** What the endpoint's `relevance_score` is: a probability in [0, 1], or a raw logit to pass through the logistic function. */
+  scores: 'probability' | 'logit';
+};
 
 /** Thrown when the environment is invalid; the message lists one line per bad variable. */
 export class ConfigError extends Error {

@@ -3,27 +3,12 @@ import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import type { Db, Dialect } from './db/schema.ts';
 import { createProcessingPool, type ProcessingPool } from './features/processing/pool/processing-pool.ts';
-import type { SearchEngine, SearchReadiness } from './features/search/search-engine.ts';
-import { createExactVectorCache, type ExactVectorCache } from './features/search/vector-store.ts';
+import { type Analyzer, createAnalyzer } from './features/processing/providers/analyzer.ts';
+import { createTranscriber, type Transcriber } from './features/processing/providers/transcriber.ts';
+import { createSearch, type Search } from './features/search/search.ts';
+import { type AudioStorage, createAudioStorage } from './features/storage/audio-storage.ts';
+import { createOutboundAgents, type OutboundAgents } from './features/webhooks/outbound/guarded-request.ts';
 import { createLogger } from './lib/logger.ts';
-
-/** What one set of deps' searches remember: the engine, its readiness and short-lived statistics. */
-export interface SearchState {
-  /** The engine, initialised on first use (or by prepareSearch at start); dropped when initialising fails. */
-  engine?: Promise<SearchEngine>;
-  /** The engine once its initialisation has finished (what a caller that must not wait can use). */
-  settled?: SearchEngine;
-  /** Undefined when search was never prepared at start (tests, the CLI). */
-  readiness?: SearchReadiness;
-  /** Spaces whose processed notes are known to be indexed (`accountId:mode`). */
-  coveredSpaces: Set<string>;
-  /** Notes per space (`accountId:mode`), remembered for a few seconds. */
-  spaceSizes: Map<string, { n: number; at: number }>;
-  /** Note vectors the exact vector store keeps between searches, within config.search.exactCacheBytes. */
-  exactVectors: ExactVectorCache;
-  /** PostgreSQL planner statistics of notes.search_vector, re-read at most once a minute. */
-  lexemeStats?: { at: number; freqs: Promise<Map<string, number>> };
-}
 
 /** Deliveries created by the current fan-out burst since its last ANALYZE (PostgreSQL). */
 export interface FanOutState {
@@ -50,10 +35,22 @@ export interface Deps {
   wakeWorker: () => void;
   /** The processing threads (parse, analyze, chunk), sized by config.processing; started on first use. */
   processing: ProcessingPool;
-  search: SearchState;
+  /** Search: its engine, readiness, reranker and caches (features/search/search.ts). */
+  search: Search;
+  /** Where recordings' audio files are kept (DATA_DIR/audio). */
+  audio: AudioStorage;
+  /** Turns a transcript into a title, summary, action items and highlights (ANALYZER). */
+  analyzer: Analyzer;
+  /** Turns audio into a transcript (TRANSCRIBER); undefined when none is configured. */
+  transcriber: Transcriber | undefined;
+  /** Keep-alive connections for webhook deliveries and test events; opened only through vetted lookups. */
+  outbound: OutboundAgents;
   fanOut: FanOutState;
   seed: SeedState;
-  /** Closes what createDeps opened (the processing threads; the database unless it was given); idempotent. */
+  /**
+   * Closes what createDeps opened (search's embedder, the processing threads, outbound connections; the database unless it was given);
+   * idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -75,23 +72,30 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     : openDatabase(config.database, overrides.poolSize ? { poolSize: overrides.poolSize } : {});
   const database = overrides.database ?? opened!;
   const processing = createProcessingPool(config.processing);
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const search = createSearch({ db: database.db, dialect: database.dialect, config, logger });
+  const outbound = createOutboundAgents(config.webhookDelivery.concurrency);
   let closing: Promise<void> | undefined;
   return {
     db: database.db,
     dialect: database.dialect,
     config,
-    logger: overrides.logger ?? createLogger(config.logLevel),
+    logger,
     wakeWorker: overrides.wakeWorker ?? (() => {}),
     processing,
-    search: {
-      coveredSpaces: new Set(),
-      spaceSizes: new Map(),
-      exactVectors: createExactVectorCache(config.search.exactCacheBytes),
-    },
+    search,
+    audio: createAudioStorage(config),
+    analyzer: createAnalyzer(config.analysis),
+    transcriber: createTranscriber(config.transcription),
+    outbound,
     fanOut: { burstSize: 0 },
     seed: { seeded: new Set(), inFlight: new Map() },
     close() {
-      closing ??= Promise.all([processing.close(), opened?.close()]).then(() => {});
+      // Search first: an engine still initialising reads the database.
+      closing ??= search
+        .close()
+        .then(() => Promise.all([processing.close(), opened?.close(), outbound.destroy()]))
+        .then(() => {});
       return closing;
     },
   };

@@ -12,11 +12,7 @@ import { type Config, ConfigError, loadConfig, loadEnvFile } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { createDeps } from './deps.ts';
 import { bootstrapOwner, type FirstStart } from './features/accounts/bootstrap-owner.ts';
-import {
-  closeLoadedEmbedders,
-  prepareSearchInBackground,
-  type SearchPreparation,
-} from './features/search/search-engine.ts';
+import type { SearchPreparation } from './features/search/search.ts';
 import { setupUrl } from './features/users/users.service.ts';
 import { createLogger } from './lib/logger.ts';
 
@@ -91,7 +87,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     // indexing wait for it. Only once the port is bound, so a start that cannot bind exits at once; the work
     // begins once the start is logged and the keys are printed.
     let announced!: () => void;
-    search = prepareSearchInBackground(deps, {
+    search = deps.search.prepareInBackground({
       after: new Promise<void>((resolve) => (announced = resolve)),
     });
     const port = (listening.address() as AddressInfo).port;
@@ -125,9 +121,10 @@ export async function startServer(config: Config, options: StartServerOptions = 
         const drain = setTimeout(() => listening.closeAllConnections(), options.drainMs ?? 10_000);
         await closed;
         clearTimeout(drain);
+        logger.info('stopping: connections closed');
         search?.stop();
         await worker?.stop();
-        await closeLoadedEmbedders();
+        logger.info('stopping: background work stopped');
         await deps.close();
         logger.info('minutes stopped');
       })();

@@ -161,7 +161,7 @@ const ADD = [0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.01];
 /**
  * Thresholds tried below which a commitment ("I'll …", "we need to …") is dropped too (with vectors only; 0:
  * never). At most 0.06: plain clean-English commitments score 0.07–0.6 under the vector weights
- * (`npx tsx bench/ingest/clean-probe.ts`), and a note of a clean transcript must keep them.
+ * (docs/quality.md, "Clean English"), and a note of a clean transcript must keep them.
  */
 const COMMITTED = [0, 0.01, 0.02, 0.03, 0.04, 0.06];
 /** The threshold pair chosen for the words-only weights: the best recall among pairs at least this precise. */

@@ -24,7 +24,7 @@ import { cleanText, DEFAULT_CHUNKING } from '../../src/features/search/chunk-not
 import { indexNote } from '../../src/features/search/index-note.ts';
 import { searchRepo } from '../../src/features/search/search.repo.ts';
 import { searchNotes } from '../../src/features/search/search.service.ts';
-import { getSearchEngine } from '../../src/features/search/search-engine.ts';
+import type { SearchEngine } from '../../src/features/search/search-engine.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { mulberry32 } from '../../src/lib/prng.ts';
 import { loadMeetings, type Meeting, segmentsOf } from '../search-quality/qmsum.ts';
@@ -148,7 +148,7 @@ async function runDialect(dialect: Dialect) {
     const deps = benchDeps(database);
     const actor = await benchActor(database);
     const space = { accountId: actor.accountId, mode: 'live' as Mode };
-    const engine = await getSearchEngine(deps);
+    const engine = await deps.search.engine();
     const meeting = dialect === 'sqlite' && MEETINGS > 0 ? await timeOneHourMeetings(deps, actor) : undefined;
     const cache = await useVectorCache(deps);
     const random = mulberry32(42);
@@ -277,7 +277,7 @@ async function timeOneHourMeetings(
 }
 
 /** Wraps the repository's reads, the vector store and the query embedding with timers (PROFILE=1). */
-function instrument(engine: Awaited<ReturnType<typeof getSearchEngine>>) {
+function instrument(engine: SearchEngine) {
   const spent = new Map<string, number>();
   const restores: (() => void)[] = [];
   const wrap = <T extends object>(target: T, key: keyof T & string, label: string) => {

@@ -11,7 +11,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Deps } from '../../src/deps.ts';
 import type { Embedder, EmbedKind } from '../../src/features/search/embedders/embedder.ts';
-import { getSearchEngine } from '../../src/features/search/search-engine.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const VECTOR_CACHE_DIR =
@@ -30,7 +29,7 @@ export interface VectorCacheStats {
  */
 export async function useVectorCache(deps: Deps): Promise<VectorCacheStats | undefined> {
   if (process.env.BENCH_VECTOR_CACHE === 'off') return undefined;
-  const engine = await getSearchEngine(deps);
+  const engine = await deps.search.engine();
   const inner = engine.embedder;
   if (!inner) return undefined;
   if ((inner as Partial<CachedEmbedder>).stats) return (inner as CachedEmbedder).stats;

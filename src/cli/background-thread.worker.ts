@@ -1,7 +1,6 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config.ts';
 import { createDeps } from '../deps.ts';
-import { closeLoadedEmbedders } from '../features/search/search-engine.ts';
 import { lowerThreadPriority } from '../lib/thread-priority.ts';
 import type { BackgroundThreadMessage, BackgroundThreadReply } from './background-thread.ts';
 import { type BackgroundWorkers, startBackgroundWorkers } from './workers.ts';
@@ -36,7 +35,6 @@ function stop(): Promise<void> {
       // A stop that comes while the loops start waits for them, then stops them.
       await starting.catch(() => {});
       await workers?.stop();
-      await closeLoadedEmbedders();
       await deps.close();
     } finally {
       reply({ type: 'stopped' });

@@ -1,7 +1,24 @@
 import type { Logger } from 'pino';
 
-/** Runs `stop` on the first SIGINT/SIGTERM and exits 0 when it completes; a second signal exits at once. */
-export function onShutdownSignal(logger: Logger, stop: () => Promise<void>): void {
+/**
+ * How long a graceful stop may take before the process exits anyway: connections get their drain, the workers
+ * their limit, and work still in hand is safe to leave (its job or delivery lease runs out and another worker
+ * takes it), so a stop never hangs a deploy or a supervisor.
+ */
+export const SHUTDOWN_LIMIT_MS = 60_000;
+
+/** What the process logs when the limit ends its stop. */
+export const SHUTDOWN_GAVE_UP = 'shutdown did not finish in time; exiting with its work in hand leased';
+
+/**
+ * Runs `stop` on the first SIGINT/SIGTERM and exits 0 when it completes, or once `limitMs` has passed (logged);
+ * a second signal exits at once.
+ */
+export function onShutdownSignal(
+  logger: Logger,
+  stop: () => Promise<void>,
+  limitMs = SHUTDOWN_LIMIT_MS,
+): void {
   let signalled = false;
   const handler = (signal: NodeJS.Signals) => {
     if (signalled) {
@@ -10,6 +27,10 @@ export function onShutdownSignal(logger: Logger, stop: () => Promise<void>): voi
     }
     signalled = true;
     logger.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      logger.warn({ limit_ms: limitMs }, SHUTDOWN_GAVE_UP);
+      process.exit(0);
+    }, limitMs).unref();
     stop().then(
       () => process.exit(0),
       (err: unknown) => {

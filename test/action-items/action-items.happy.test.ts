@@ -150,7 +150,7 @@ for (const dialect of DIALECTS) {
         expect((await list(h, t.liveKey, { per_page: 100 })).data).toHaveLength(5);
       });
 
-      it('(ext) filters by note_id, combined with status', async () => {
+      it('Filters by note_id, combined with status', async () => {
         const t = await h.tenant();
         const a = await createNoteWithItems(h.db.db, live(t), [
           { text: 'a1' },
@@ -166,7 +166,7 @@ for (const dialect of DIALECTS) {
         expect((await list(h, t.liveKey, { note_id: 'note_000000000000000000000000' })).meta.total).toBe(0);
       });
 
-      it('(ext) filters by assignee: exact name, case-insensitive (Unicode too), not a substring', async () => {
+      it('Filters by assignee: exact name, case-insensitive (Unicode too), not a substring', async () => {
         const t = await h.tenant();
         await createNoteWithItems(h.db.db, live(t), [
           { text: 'm1', assignee: 'Maya Chen', created_at: minutesAgo(5) },

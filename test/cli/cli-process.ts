@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SHUTDOWN_GAVE_UP, SHUTDOWN_LIMIT_MS } from '../../src/cli/shutdown.ts';
 import type { Config } from '../../src/config.ts';
 import { ConfigSchema } from '../../src/config.ts';
 
@@ -66,7 +67,11 @@ export interface ChildService {
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
-  /** Sends SIGTERM and resolves with the exit code. */
+  /**
+   * Sends SIGTERM and resolves with the exit code. Rejects, naming the last thing the process logged, when it
+   * gave up on its own stop (its shutdown limit: a stop step hung) or did not exit at all within
+   * STOP_HANG_MS (its event loop is stuck; it is then killed): a slow machine only makes the stop take longer.
+   */
   stop(): Promise<number | null>;
 }
 
@@ -116,13 +121,67 @@ export function spawnService<T>(
         ready: value,
         stdout: () => stdout,
         stderr: () => stderr,
-        stop: async () => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-          return exited;
-        },
+        stop: () => stopChild(child, exited, () => stdout),
       });
     });
   });
+}
+
+/**
+ * How long after SIGTERM a process that has not exited counts as hung: well past its own shutdown limit
+ * (SHUTDOWN_LIMIT_MS), after which a live event loop exits by itself whatever its stop is waiting for.
+ */
+export const STOP_HANG_MS = SHUTDOWN_LIMIT_MS + 60_000;
+
+const stops = new WeakMap<ChildProcess, Promise<number | null>>();
+
+function stopChild(
+  child: ChildProcess,
+  exited: Promise<number | null>,
+  stdout: () => string,
+): Promise<number | null> {
+  let stopping = stops.get(child);
+  if (stopping) return stopping;
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  stopping = (async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<'hung'>((resolve) => {
+      timer = setTimeout(() => resolve('hung'), STOP_HANG_MS);
+    });
+    const outcome = await Promise.race([exited, hung]);
+    clearTimeout(timer);
+    const last = lastLogMessage(stdout());
+    if (outcome === 'hung') {
+      child.kill('SIGKILL');
+      throw new Error(
+        `no exit ${STOP_HANG_MS} ms after SIGTERM: the process is hung (its shutdown limit never fired); ` +
+          `last log line: ${last ?? 'none'}`,
+      );
+    }
+    if (logLine(stdout(), SHUTDOWN_GAVE_UP) !== undefined) {
+      throw new Error(
+        `a stop step did not finish within the shutdown limit; last step logged: ${last ?? 'none'}`,
+      );
+    }
+    return outcome;
+  })();
+  stops.set(child, stopping);
+  return stopping;
+}
+
+/** The message of the last complete JSON log line, before the shutdown limit's own. */
+function lastLogMessage(stdout: string): string | undefined {
+  let last: string | undefined;
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const msg = (JSON.parse(line) as { msg?: unknown }).msg;
+      if (typeof msg === 'string' && msg !== SHUTDOWN_GAVE_UP) last = msg;
+    } catch {
+      // A partial line.
+    }
+  }
+  return last;
 }
 
 /** Spawns a server (`node <args>`) with PORT=0 on 127.0.0.1 and resolves once it logs the URL it listens on. */

@@ -260,7 +260,7 @@ export function sampleRequest(route: ApiRoute, doc?: OpenApiDocument): SampleReq
 
 /**
  * API.md "Authentication and scopes", written out per operation (not read from the code): the one scope each
- * operation needs. `GET /v1/webhooks/{id}` (ext) is not named there; it belongs to the webhooks family, whose
+ * operation needs. `GET /v1/webhooks/{id}` is not named there; it belongs to the webhooks family, whose
  * every operation API.md gives `webhooks:manage`.
  */
 export const API_MD_SCOPES: Record<string, Scope> = {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createDeps } from '../../src/deps.ts';
-import { prepareSearchInBackground, searchReadiness } from '../../src/features/search/search-engine.ts';
+import type { SearchPreparation } from '../../src/features/search/search.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
 
@@ -81,8 +81,8 @@ describe('search prepared in the background (sqlite, an embedder that takes its 
     // The harness app has no background preparation: ready as soon as the database answers.
     expect((await h.request('GET', '/readyz')).body).toEqual({ status: 'ok', database: 'sqlite' });
 
-    const preparation = prepareSearchInBackground(deps);
-    expect(searchReadiness(deps)).toEqual({ state: 'preparing' });
+    const preparation = deps.search.prepareInBackground();
+    expect(deps.search.readiness()).toEqual({ state: 'preparing' });
     const started = Date.now();
     expect((await get(app, '/healthz')).status).toBe(200);
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -128,12 +128,12 @@ for (const dialect of DIALECTS) {
     it('is logged, reported by /readyz (no details), retried, and never an unhandled rejection', async () => {
       const { deps, app, lines } = depsOf(h);
       await sql`ALTER TABLE search_notes RENAME TO search_notes_gone`.execute(h.db.db);
-      let preparation: ReturnType<typeof prepareSearchInBackground> | undefined;
+      let preparation: SearchPreparation | undefined;
       try {
         // The first retry 2 s after the failure: /readyz is read while the state is still `failed` even on a busy
         // machine (with 50 ms the retry could already be preparing again).
-        preparation = prepareSearchInBackground(deps, { retryMs: 2_000 });
-        await until(() => searchReadiness(deps)?.state === 'failed');
+        preparation = deps.search.prepareInBackground({ retryMs: 2_000 });
+        await until(() => deps.search.readiness()?.state === 'failed');
         const res = await get(app, '/readyz');
         expect(res.status).toBe(200);
         expect(res.body).toEqual({ status: 'ok', database: dialect, search: 'failed' });
@@ -145,7 +145,7 @@ for (const dialect of DIALECTS) {
       }
       // The next try succeeds.
       expect(await preparation.done).toMatchObject({ notes: { indexed: 0 } });
-      expect(searchReadiness(deps)?.state).toBe('ready');
+      expect(deps.search.readiness()?.state).toBe('ready');
       expect((await get(app, '/readyz')).body.search).toMatch(/^(hybrid|keyword-only)$/);
     });
 
@@ -153,8 +153,8 @@ for (const dialect of DIALECTS) {
       const { deps } = depsOf(h);
       await sql`ALTER TABLE search_notes RENAME TO search_notes_gone`.execute(h.db.db);
       try {
-        const preparation = prepareSearchInBackground(deps, { retryMs: 60_000 });
-        await until(() => searchReadiness(deps)?.state === 'failed');
+        const preparation = deps.search.prepareInBackground({ retryMs: 60_000 });
+        await until(() => deps.search.readiness()?.state === 'failed');
         preparation.stop();
         expect(await preparation.done).toBeUndefined();
       } finally {

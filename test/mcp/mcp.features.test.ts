@@ -4,7 +4,7 @@ import { useHarness } from '../helpers/harness.ts';
 import { createProcessedNote } from './mcp-fixtures.ts';
 import { callFails, callOk, useMcpEndpoint } from './mcp-helpers.ts';
 
-/** (ext) The tools of round 2's features: the same services as their REST operations, the same answers. */
+/** The MCP tools of speaker renames, exports and webhooks extras: the same services as their REST operations, the same answers. */
 for (const dialect of DIALECTS) {
   describe(`MCP extension tools (${dialect})`, () => {
     const h = useHarness(dialect);

@@ -16,8 +16,8 @@ import {
 import { extractActionItems, sentencesToEmbed } from '../../src/features/processing/extract-action-items.ts';
 import { splitSentences } from '../../src/features/processing/sentences.ts';
 import { dot } from '../../src/features/search/embedders/embedder.ts';
+import { createEmbedder } from '../../src/features/search/embedders/load-embedder.ts';
 import type { MiniLmEmbedder } from '../../src/features/search/embedders/minilm-embedder.ts';
-import { createEmbedder } from '../../src/features/search/search-engine.ts';
 import { MONDAY, PEOPLE, segments } from './analysis-fixtures.ts';
 
 const speakers = createSpeakerDirectory(PEOPLE);

@@ -245,7 +245,7 @@ for (const dialect of DIALECTS) {
       const job = await jobOf(h, created.id);
       expect(job).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS });
       expect(job.last_error).toMatch(/no transcript/);
-      // (ext) note.failed, written with the job's failure, once.
+      // note.failed, written with the job's failure, once.
       const events = await eventsOf(h, t.accountId);
       expect(events.map((e) => e.type)).toEqual(['note.created', 'note.failed']);
       expect(events[1]!.data).toMatchObject({

@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Mode } from '../../src/db/schema.ts';
 import { PROCESS_NOTE_JOB } from '../../src/features/processing/process-note.job.ts';
 import type { Embedder } from '../../src/features/search/embedders/embedder.ts';
-import { getSearchEngine } from '../../src/features/search/search-engine.ts';
 import { startWebhookWorker } from '../../src/features/webhooks/webhook-worker.ts';
 import { runDueJobs, startWorker } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
@@ -71,7 +70,7 @@ async function indexRows(h: Harness, noteId: string) {
 
 /** Vectors of the note in the sqlite-vec table (SQLite with the extension, as the harness opens it). */
 async function vecRows(h: Harness, noteId: string): Promise<number | undefined> {
-  const engine = await getSearchEngine(h.deps);
+  const engine = await h.deps.search.engine();
   if (engine.store.kind !== 'sqlite-vec') return undefined;
   const rows = await sql<{ n: number }>`
     SELECT count(*) AS n FROM search_vec_384 v JOIN notes n ON n.seq = v.note_seq WHERE n.id = ${noteId}`.execute(
@@ -98,7 +97,7 @@ async function tenantWithHistory(h: Harness): Promise<Tenant> {
 
 /** Replaces the engine's embedder for one test (the engine is shared by the harness's deps). */
 async function swapEmbedder(h: Harness, wrap: (inner: Embedder) => Embedder['embed']): Promise<() => void> {
-  const engine = await getSearchEngine(h.deps);
+  const engine = await h.deps.search.engine();
   const inner = engine.embedder;
   if (!inner) return () => {};
   engine.embedder = { id: inner.id, dims: inner.dims, embed: wrap(inner) };
@@ -255,7 +254,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('an embedder that fails holds the note back; the last attempt indexes it for keywords only', async (ctx) => {
-      const engine = await getSearchEngine(h.deps);
+      const engine = await h.deps.search.engine();
       if (!engine.embedder) ctx.skip(); // PostgreSQL without pgvector embeds nothing.
       const tenant = await h.tenant();
       let calls = 0;
@@ -294,7 +293,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a rename while the index is being prepared: the index holds the title the owner set', async (ctx) => {
-      const engine = await getSearchEngine(h.deps);
+      const engine = await h.deps.search.engine();
       if (!engine.embedder) ctx.skip(); // The embedder's call is the moment to rename in.
       const tenant = await h.tenant();
       const id = await postNote(h, tenant);

@@ -154,7 +154,7 @@ for (const dialect of DIALECTS) {
           'The transcription provider answered 401 Unauthorized: Incorrect API key provided.',
         );
         expect((await jobOf(h, res.body.note_id)).status).toBe('done');
-        // (ext) note.failed tells subscribers, with the reason.
+        // note.failed tells subscribers, with the reason.
         const events = await eventsOf(h, t.accountId);
         expect(events.map((e) => e.type)).toEqual(['recording.ready', 'note.created', 'note.failed']);
         expect(events[2]!.data).toMatchObject({ id: res.body.note_id, failure_reason: n.failure_reason });

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { dot, EmbedderError } from '../../src/features/search/embedders/embedder.ts';
 import { buildGloveCache, readGloveCache } from '../../src/features/search/embedders/glove-cache.ts';
+import { createEmbedder } from '../../src/features/search/embedders/load-embedder.ts';
 import { OpenAiEmbedder } from '../../src/features/search/embedders/openai-embedder.ts';
 import { TransformersEmbedder } from '../../src/features/search/embedders/transformers-embedder.ts';
-import { createEmbedder } from '../../src/features/search/search-engine.ts';
 
 const norm = (v: Float32Array) => Math.sqrt(dot(v, v));
 

@@ -6,11 +6,11 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { dot } from '../../src/features/search/embedders/embedder.ts';
+import { createEmbedder } from '../../src/features/search/embedders/load-embedder.ts';
 import { ensureOnnxModel, packagedMiniLm } from '../../src/features/search/embedders/minilm/model-file.ts';
 import { halfToFloat } from '../../src/features/search/embedders/minilm/safetensors.ts';
 import type { MiniLmEmbedder } from '../../src/features/search/embedders/minilm-embedder.ts';
 import { MiniLmEmbedder as MiniLm } from '../../src/features/search/embedders/minilm-embedder.ts';
-import { createEmbedder } from '../../src/features/search/search-engine.ts';
 import { cosine, ReferenceMiniLm } from './minilm-reference.ts';
 
 // The golden test of the default embedder: the ONNX graph our builder writes, run by onnxruntime, must give the

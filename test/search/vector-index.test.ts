@@ -20,7 +20,7 @@ import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { createNote } from '../../src/features/notes/notes.service.ts';
 import { indexNote, reindexAll, removeNoteFromIndex } from '../../src/features/search/index-note.ts';
 import { searchNotes } from '../../src/features/search/search.service.ts';
-import { getSearchEngine, prepareSearch } from '../../src/features/search/search-engine.ts';
+
 import { loadVectorExtension } from '../../src/features/search/sqlite-vec.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { randomBase62 } from '../../src/lib/ids.ts';
@@ -80,7 +80,7 @@ describe('sqlite-vec vector index (extension loaded into the connection)', () =>
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     await migrate(db, 'sqlite');
     ({ deps, lines } = makeDeps(db, 'sqlite'));
-    const status = await prepareSearch(deps);
+    const status = await deps.search.prepare();
     expect(status).toMatchObject({
       vectorStore: 'sqlite-vec',
       vectorsReady: true,
@@ -120,7 +120,7 @@ describe('sqlite-vec vector index (extension loaded into the connection)', () =>
   it('refills an emptied vector table from the stored note vectors at start', async () => {
     await sql`DELETE FROM search_vec_100`.execute(db);
     const fresh = makeDeps(db, 'sqlite');
-    await prepareSearch(fresh.deps);
+    await fresh.deps.search.prepare();
     expect(await vecRows()).toBe(2);
     expect(fresh.lines.some((l) => String(l.msg).includes('refilling the vector index'))).toBe(true);
   });
@@ -151,7 +151,7 @@ describe('sqlite-vec vector index (extension loaded into the connection)', () =>
         EMBEDDER_BASE_URL: url,
         EMBEDDER_MODEL: 'tiny',
       });
-      const status = await prepareSearch(other.deps);
+      const status = await other.deps.search.prepare();
       expect(status).toMatchObject({
         embedder: 'openai:tiny',
         indexEmbedder: 'builtin:glove-sg-100d-sif:v1',
@@ -164,7 +164,7 @@ describe('sqlite-vec vector index (extension loaded into the connection)', () =>
 
       const result = await reindexAll(other.deps);
       expect(result.notes).toBe(2);
-      const engine = await getSearchEngine(other.deps);
+      const engine = await other.deps.search.engine();
       expect(engine.vectorsReady).toBe(true);
       expect(await vecRows('search_vec_8')).toBe(2);
       const old = await sql`SELECT name FROM sqlite_master WHERE name = 'search_vec_100'`.execute(db);
@@ -205,7 +205,7 @@ describe('pgvector SQL on PGlite (over pglite-socket)', () => {
   });
 
   it('creates the HNSW index and finds notes by meaning and by keywords', async () => {
-    const engine = await getSearchEngine(deps);
+    const engine = await deps.search.engine();
     expect(engine.store.kind).toBe('pgvector');
     const index = await sql<{ indexdef: string }>`
       SELECT indexdef FROM pg_indexes WHERE tablename = 'search_note_vectors_100'`.execute(handle.db);
@@ -234,7 +234,7 @@ for (const dialect of DIALECTS.filter((d) => d === 'postgres')) {
       const database = await createTestDatabase(dialect);
       try {
         const { deps, lines } = makeDeps(database.db, dialect);
-        const status = await prepareSearch(deps);
+        const status = await deps.search.prepare();
         expect(status).toMatchObject({ vectorStore: 'exact', vectorsReady: true });
         expect(
           lines.some(
@@ -260,7 +260,7 @@ for (const dialect of DIALECTS.filter((d) => d === 'postgres')) {
       const database = await createTestDatabase(dialect);
       try {
         const { deps } = makeDeps(database.db, dialect);
-        await prepareSearch(deps);
+        await deps.search.prepare();
         const { actor, ids } = await seedNotes(deps);
         expect(await find(deps, actor, 'zymurgy workshop')).toEqual([ids.zymurgy]);
         expect(deps.search.exactVectors.spaces.size).toBe(1);
@@ -268,7 +268,7 @@ for (const dialect of DIALECTS.filter((d) => d === 'postgres')) {
         // Other deps over the same database: a cache of their own; with no budget, page by page, the same answer.
         const config = { ...deps.config, search: { ...deps.config.search, exactCacheBytes: 0 } };
         const other = createDeps(config, { database: { db: database.db, dialect }, logger: deps.logger });
-        await prepareSearch(other);
+        await other.search.prepare();
         expect(await find(other, actor, 'zymurgy workshop')).toEqual([ids.zymurgy]);
         expect(other.search.exactVectors.spaces.size).toBe(0);
         expect(deps.search.exactVectors.spaces.size).toBe(1);

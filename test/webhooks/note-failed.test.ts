@@ -12,7 +12,7 @@ import { useReceiver } from './receiver.ts';
 
 const ENV = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_RETRY_SCHEDULE: '0.2,0.4,0.8' };
 
-/** (ext) `note.failed`: processing gave up on a note; subscribers hear it with the reason. */
+/** `note.failed`: processing gave up on a note; subscribers hear it with the reason. */
 for (const dialect of DIALECTS) {
   describe(`note.failed (${dialect})`, () => {
     const h = useHarness(dialect, { ...ENV, DATA_DIR: tempDataDir(), JOB_RETRY_BASE_SECONDS: '0' });

@@ -32,7 +32,7 @@ export function actionItemsRoutes(deps: Deps) {
         summary: 'List action items',
         description:
           'Action items across all notes, newest first (`created_at` desc, then `id` desc), filterable by ' +
-          '`status`, (ext) `note_id` and (ext) `assignee`.',
+          '`status`, `note_id` and `assignee`.',
         request: { query: ListActionItemsQuery },
         responses: { 200: json(ActionItemList, 'A page of action items.'), ...commonErrors },
       }),
@@ -49,7 +49,7 @@ export function actionItemsRoutes(deps: Deps) {
         operationId: 'updateActionItem',
         summary: 'Update an action item',
         description:
-          'Sets `status`, `text`, `due` and/or (ext) `assignee`; `null` clears `due` or `assignee`. Completing ' +
+          'Sets `status`, `text`, `due` and/or `assignee`; `null` clears `due` or `assignee`. Completing ' +
           'sets `completed_at` (unchanged if it already was completed); back to `pending` removes it.',
         middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
         request: {

@@ -80,11 +80,11 @@ const optionalTrimmed = (name: string, max: number, description: string) =>
 export const ListActionItemsQuery = z.object({
   status: StatusFilterParam,
   ...PageQuery,
-  note_id: optionalTrimmed('note_id', 100, '(ext) Only the items of this note.'),
+  note_id: optionalTrimmed('note_id', 100, 'Only the items of this note.'),
   assignee: optionalTrimmed(
     'assignee',
     MAX_ASSIGNEE * 4,
-    '(ext) Only items assigned to this person (exact name, case-insensitive).',
+    'Only items assigned to this person (exact name, case-insensitive).',
   ),
 });
 export type ListActionItemsInput = z.infer<typeof ListActionItemsQuery>;
@@ -154,7 +154,7 @@ export const UpdateActionItemBody = z
         minLength: 1,
         maxLength: MAX_ASSIGNEE,
         example: 'Daniel Okafor',
-        description: '(ext) Who does it (1–200 characters, no control characters), or `null` to clear.',
+        description: 'Who does it (1–200 characters, no control characters), or `null` to clear.',
       } as never),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), {

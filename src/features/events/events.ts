@@ -4,7 +4,7 @@ import { nowIso } from '../../lib/time.ts';
 
 /**
  * The event types a webhook can subscribe to: the four of the spec, in the order a recording emits them, then
- * (ext) `note.failed` (processing gave up: the note in list form plus `failure_reason`).
+ * `note.failed` (processing gave up: the note in list form plus `failure_reason`).
  */
 export const EVENT_TYPES = [
   'recording.ready',
@@ -15,7 +15,7 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** (ext) Sent by `POST /v1/webhooks/:id/test` to one webhook only; not subscribable, never fanned out. */
+/** Sent by `POST /v1/webhooks/:id/test` to one webhook only; not subscribable, never fanned out. */
 export const TEST_EVENT_TYPE = 'webhook.test';
 /** Every type an outbox event (and so a delivery) can have. */
 export type AnyEventType = EventType | typeof TEST_EVENT_TYPE;

@@ -1,5 +1,5 @@
 /**
- * What one /mcp request may cost (issue 11): MCP is bounded like REST. Every JSON-RPC message counts against the
+ * What one /mcp request may cost: MCP is bounded like REST. Every JSON-RPC message counts against the
  * key's rate limit (a batch of N counts N), a batch holds at most MAX_BATCH_MESSAGES messages (and exists only in
  * revision 2025-03-26), and tool results have a size ceiling, per result and per request.
  */

@@ -35,7 +35,7 @@ const json = <T>(schema: T, description: string, example?: unknown) => ({
   content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
 });
 
-/** /v1/notes: list, get, create (ext), update, delete. Routes parse, call the service, shape nothing else. */
+/** /v1/notes: list, get, create, update, delete. Routes parse, call the service, shape nothing else. */
 export function notesRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const transcriptBodyLimit = Math.max(deps.config.maxBodyBytes, deps.config.maxTranscriptBytes * 2 + 65_536);
@@ -66,7 +66,7 @@ export function notesRoutes(deps: Deps) {
         path: '/',
         tags: ['Notes'],
         operationId: 'createNote',
-        summary: 'Create a note from a transcript (ext)',
+        summary: 'Create a note from a transcript',
         description:
           'Accepts `Label: text` lines, WebVTT, SRT or timed segments. The note is stored at once with status ' +
           '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
@@ -166,7 +166,7 @@ export function notesRoutes(deps: Deps) {
     async (c) => c.json(await deleteNote(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
 
-  // (ext) Sub-resources of a note, in files of their own.
+  // Sub-resources of a note, in files of their own.
   app.route('/', speakersRoutes(deps));
   app.route('/', exportRoutes(deps));
 

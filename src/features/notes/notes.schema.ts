@@ -195,9 +195,12 @@ export const NoteDetail = z
     created_at: z.string().openapi({ format: 'date-time' }),
     duration_seconds: z.number().int(),
     recording_id: z.string().optional(),
-    status: NoteStatus.openapi({ description: '(ext) processing state.' }),
-    failure_reason: z.string().optional().openapi({ description: '(ext) why processing failed.' }),
-    segments: z.array(Segment).optional().openapi({ description: '(ext) with `?include=segments`.' }),
+    status: NoteStatus.openapi({ description: 'Processing state.' }),
+    failure_reason: z.string().optional().openapi({ description: 'Why processing failed.' }),
+    segments: z
+      .array(Segment)
+      .optional()
+      .openapi({ description: 'Timed segments, with `?include=segments`.' }),
   })
   .openapi('NoteDetail', { example: EXAMPLE_NOTE_DETAIL });
 
@@ -235,7 +238,7 @@ export const GetNoteQuery = z.object({
     })
     .openapi({
       param: { name: 'include', in: 'query' },
-      description: '(ext) `segments` adds timed segments.',
+      description: '`segments` adds timed segments.',
     }),
 });
 

@@ -10,7 +10,7 @@ import { redactResponsesOf, type SaveIdempotentResponse } from '../idempotency/i
 import { enqueueProcessing } from '../processing/process-note.job.ts';
 import { insertTranscript, type PreparedFrom, prepareInput } from '../processing/store-transcript.ts';
 import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
-import { createAudioStorage, deleteAudioFiles } from '../storage/audio-storage.ts';
+import { deleteAudioFiles } from '../storage/audio-storage.ts';
 import { cancelDeliveriesOfEvents } from '../webhooks/delivery/cancel-note-deliveries.ts';
 import { notesRepo } from './notes.repo.ts';
 import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
@@ -110,7 +110,7 @@ export async function deleteNote(deps: Deps, actor: Actor, id: string) {
     await notesRepo.delete(trx, id);
     return keys;
   });
-  await deleteAudioFiles(createAudioStorage(deps.config), audioKeys, deps.logger);
+  await deleteAudioFiles(deps.audio, audioKeys, deps.logger);
   return { deleted: true as const };
 }
 

@@ -32,7 +32,7 @@ export interface NoteParts {
   }[];
 }
 
-/** Note detail form (docs/api.md, General: optional fields omitted) plus (ext) status, failure_reason and, on request, segments. */
+/** Note detail form (docs/api.md, General: optional fields omitted) plus status, failure_reason and, on request, segments. */
 export function toNoteDetail(
   row: NotesTable | Omit<NotesTable, 'seq'>,
   parts: NoteParts,

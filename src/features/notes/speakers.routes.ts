@@ -8,7 +8,7 @@ import { NoteIdParam } from './notes.schema.ts';
 import { UpdateSpeakersBody, UpdateSpeakersResponse } from './speakers.schema.ts';
 import { updateSpeakers } from './speakers.service.ts';
 
-/** (ext) PATCH /v1/notes/{id}/speakers: mounted by notesRoutes. */
+/** PATCH /v1/notes/{id}/speakers: mounted by notesRoutes. */
 export function speakersRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.openapi(
@@ -18,7 +18,7 @@ export function speakersRoutes(deps: Deps) {
         path: '/{id}/speakers',
         operationId: 'renameSpeakers',
         tags: ['Notes'],
-        summary: 'Rename or merge speakers (ext)',
+        summary: 'Rename or merge speakers',
         description:
           '`speakers` sets display names by label (name 1–100 characters); `merge` merges two labels (every turn ' +
           'of `from` becomes a turn of `into`; applied before the names). The transcript lines, the speakers list, ' +

@@ -20,7 +20,7 @@ const SpeakerLabel = lineText(1, 100).openapi({
 export const MAX_SPEAKER_CHANGES = 200;
 
 /**
- * (ext) `PATCH /v1/notes/:id/speakers`: display names for labels and/or one merge of two labels. A merge is
+ * `PATCH /v1/notes/:id/speakers`: display names for labels and/or one merge of two labels. A merge is
  * applied first, then the names (so `speakers` may name the label merged into, not the one merged away).
  */
 export const UpdateSpeakersBody = z

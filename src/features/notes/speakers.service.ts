@@ -10,7 +10,7 @@ import { speakersRepo } from './speakers.repo.ts';
 import type { UpdateSpeakersInput } from './speakers.schema.ts';
 
 /**
- * (ext) Renames speakers of a note and/or merges two of its labels; what refers to a speaker follows, in one
+ * Renames speakers of a note and/or merges two of its labels; what refers to a speaker follows, in one
  * transaction: the segments and the transcript lines (a merge relabels the turns of `from`), the speakers list
  * (`from` goes; names are set), and action-item assignees that carried a speaker's old display name. Then the
  * note's search index is rebuilt (its passages read `Name: text`). A merge applies before the names.

@@ -5,7 +5,7 @@ import { toNoteListItem } from '../notes/notes.view.ts';
 import { processingRepo } from './processing.repo.ts';
 
 /**
- * The one way a note becomes `failed`: marks the note (only while it is still processing) and writes the (ext)
+ * The one way a note becomes `failed`: marks the note (only while it is still processing) and writes the
  * `note.failed` event (the note in list form plus `failure_reason`) to the outbox in the same transaction, so
  * subscribers hear of every failure exactly once. Returns whether the note was marked. Runs in `db`'s
  * transaction when it is one (the job's final-failure hook), else in its own.

@@ -12,16 +12,15 @@ import { recordEvent } from '../events/events.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
 import { toNoteDetail } from '../notes/notes.view.ts';
 import { type PreparedNoteIndex, prepareNoteIndex, writeNoteIndex } from '../search/index-note.ts';
-import { getSearchEngine } from '../search/search-engine.ts';
-import { type AudioStorage, createAudioStorage } from '../storage/audio-storage.ts';
+import type { AudioStorage } from '../storage/audio-storage.ts';
 import { sentenceModelSettings } from './action-items/sentence-model.ts';
 import { failNote } from './fail-note.ts';
 import { ProcessingTimeoutError } from './pool/processing-pool.ts';
 import { prepareTranscript } from './prepared-transcript.ts';
 import { processingRepo } from './processing.repo.ts';
-import { type Analyzer, builtinAnalyzer, createAnalyzer } from './providers/analyzer.ts';
+import { type Analyzer, builtinAnalyzer } from './providers/analyzer.ts';
 import { ProviderError } from './providers/provider-error.ts';
-import { createTranscriber, NO_TRANSCRIBER_REASON, type Transcriber } from './providers/transcriber.ts';
+import { NO_TRANSCRIBER_REASON, type Transcriber } from './providers/transcriber.ts';
 import { insertTranscript } from './store-transcript.ts';
 
 export const PROCESS_NOTE_JOB = 'process_note';
@@ -57,11 +56,8 @@ export const processNoteJob = defineJob({
       space: { accountId: job.accountId, mode: job.mode },
       noteId: note_id,
       logger,
-      analyzer: createAnalyzer(deps.config.analysis),
-      transcription: {
-        transcriber: createTranscriber(deps.config.transcription),
-        storage: createAudioStorage(deps.config),
-      },
+      analyzer: deps.analyzer,
+      transcription: { transcriber: deps.transcriber, storage: deps.audio },
       lastAttempt: job.attempt >= job.maxAttempts,
     });
   },
@@ -195,7 +191,7 @@ export async function processNote({
   const sortedHighlights = [...highlights].sort(
     (a, b) => a.timestamp_ms - b.timestamp_ms || compareIds(a.id, b.id),
   );
-  const engine = await getSearchEngine(deps);
+  const engine = await deps.search.engine();
 
   // The index is prepared for the title the note will have: the user's when they set one, else the analysis's.
   // A rename between this and the transaction is seen there (the title differs): prepared again.

@@ -100,7 +100,7 @@ export function recordingsRoutes(deps: Deps) {
       path: '/',
       tags: ['Recordings'],
       operationId: 'uploadRecording',
-      summary: 'Upload a recording (ext)',
+      summary: 'Upload a recording',
       description:
         'Either `multipart/form-data` with the audio in `file` (wav, mp3, m4a, ogg/opus, webm, flac; streamed to ' +
         'disk, up to MAX_UPLOAD_BYTES, 500 MB by default) and optional `title`, `created_at`, `tags`; or JSON with ' +
@@ -166,7 +166,7 @@ export function recordingsRoutes(deps: Deps) {
         path: '/',
         tags: ['Recordings'],
         operationId: 'listRecordings',
-        summary: 'List recordings (ext)',
+        summary: 'List recordings',
         description: 'Newest first (`created_at` desc, then `id` desc); `from`/`to` as for notes.',
         request: { query: ListRecordingsQuery },
         responses: { 200: json(RecordingList, 'A page of recordings.'), ...commonErrors },
@@ -182,7 +182,7 @@ export function recordingsRoutes(deps: Deps) {
         path: '/{id}',
         tags: ['Recordings'],
         operationId: 'getRecording',
-        summary: 'Get a recording (ext)',
+        summary: 'Get a recording',
         description: 'Type, size and duration of a recording, and its note.',
         request: { params: RecordingIdParam },
         responses: { 200: json(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
@@ -227,7 +227,7 @@ export function recordingsRoutes(deps: Deps) {
         path: '/{id}/audio',
         tags: ['Recordings'],
         operationId: 'getRecordingAudio',
-        summary: 'Download the audio of a recording (ext)',
+        summary: 'Download the audio of a recording',
         description:
           'Streams the stored file with its content type. Supports a single `Range: bytes=…` (206 with ' +
           '`Content-Range`; 416 when it starts past the end; several ranges get the whole file) and `If-Range` ' +

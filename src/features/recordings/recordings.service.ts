@@ -23,7 +23,7 @@ import {
   transcriptContentType,
   transcriptDigest,
 } from '../processing/store-transcript.ts';
-import { audioKey, createAudioStorage } from '../storage/audio-storage.ts';
+import { audioKey } from '../storage/audio-storage.ts';
 import { parseRange } from './byte-range.ts';
 import type { UploadedFile } from './multipart-upload.ts';
 import { probeAudio } from './probe-audio.ts';
@@ -160,7 +160,7 @@ export async function createRecordingFromAudio(
   fields: AudioFields,
   options: { idempotency?: SaveIdempotentResponse | undefined } = {},
 ): Promise<RecordingAccepted> {
-  const storage = createAudioStorage(deps.config);
+  const storage = deps.audio;
   const audio = await probeAudio(file.path);
   const id = newId('recording');
   const key = audioKey(spaceOf(actor), id, audio.extension);
@@ -251,7 +251,7 @@ export async function readRecordingAudio(
   id: string,
   headers: { range?: string; ifRange?: string },
 ): Promise<AudioResponse> {
-  const storage = createAudioStorage(deps.config);
+  const storage = deps.audio;
   const row = await findRecording(deps.db, actor, id);
   if (!row.storage_key) {
     throw new AppError(

@@ -8,13 +8,7 @@ import type { NoteContent } from './chunk-note.ts';
 import { type Embedder, isZero, normalize } from './embedders/embedder.ts';
 import { type NewChunkRow, type Space, searchRepo } from './search.repo.ts';
 import { bytesToVector, vectorToBytes } from './search.tables.ts';
-import {
-  getSearchEngine,
-  META_DIMS,
-  META_EMBEDDER,
-  type SearchEngine,
-  startedSearchEngine,
-} from './search-engine.ts';
+import { META_DIMS, META_EMBEDDER, type SearchEngine } from './search-engine.ts';
 
 const textHash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
@@ -166,7 +160,7 @@ const INDEX_ROUNDS = 5;
  * when the embedder fails.
  */
 export async function indexNote(deps: Deps, space: Space, noteId: string): Promise<'indexed' | 'removed'> {
-  const engine = await getSearchEngine(deps);
+  const engine = await deps.search.engine();
   for (let round = 1; ; round++) {
     const note = await notesRepo.find(deps.db, space, noteId);
     const prepared =
@@ -222,7 +216,7 @@ export async function removeNoteFromIndex(
   // A delete neither loads the embedder nor waits for it (at start it may be building): without a ready
   // engine the vector stays, and the next search that meets it drops it (pgvector: the foreign key does).
   // First the vector (sqlite-vec finds it through the note's row), then the rows.
-  const engine = startedSearchEngine(deps);
+  const engine = deps.search.startedEngine();
   if (engine?.vectorsReady && engine.embedder) await engine.store.remove(db, engine.embedder.dims, [noteId]);
   await searchRepo.deleteNote(db, noteId);
 }
@@ -278,7 +272,7 @@ export async function reindexAll(
   onProgress: (progress: ReindexProgress) => void = () => {},
 ): Promise<{ notes: number; chunks: number; seconds: number }> {
   const started = performance.now();
-  const engine = await getSearchEngine(deps);
+  const engine = await deps.search.engine();
   const embedder = engine.embedder;
   if (!embedder) {
     throw new Error(`Cannot rebuild the search index: ${engine.vectorProblem ?? 'no embedder'}.`);

@@ -67,7 +67,7 @@ export interface RankParams {
    * invoices"): its rare terms are its rare words whatever share of the weight they carry, and the veto does not
    * judge it. A sentence model's cosine between a few words and a passage that holds them is low whatever the
    * topic ("contractor invoices" 0.20 against a passage about them, "scroll wheel" 0.26; a question about the
-   * same passage 0.5–0.66: bench/search-quality/short-query-cosines.ts), so it says nothing about a keyword
+   * same passage 0.5–0.66; docs/search.md), so it says nothing about a keyword
    * query's topic.
    */
   keywordQueryWords: number;

@@ -1,13 +1,7 @@
-import type { OpenAiEndpoint } from '../../config.ts';
+import type { RerankerSettings } from '../../config.ts';
 import { sliceCodePoints } from '../../lib/text.ts';
 
-/** Settings of a Cohere-compatible rerank endpoint (RERANKER=cohere). */
-export type RerankerSettings = OpenAiEndpoint & {
-  /** Notes of the fused ranking whose passages are sent to the reranker, per search. */
-  candidates: number;
-  /** What the endpoint's `relevance_score` is: a probability in [0, 1], or a raw logit to pass through the logistic function. */
-  scores: 'probability' | 'logit';
-};
+export type { RerankerSettings };
 
 /** A reranker that failed (network, status, malformed answer): the search falls back to its own ranking. */
 export class RerankerError extends Error {

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/schema.ts';
-import type { SearchState } from '../../deps.ts';
 import { indexWritesRepo } from './repo/index-writes.repo.ts';
 import { keywordRepo } from './repo/keyword.repo.ts';
 import { metaRepo } from './repo/meta.repo.ts';
@@ -11,36 +10,13 @@ import { vectorsRepo } from './repo/vectors.repo.ts';
 
 export type { ChunkRow, NewChunkRow, SearchFilters, Space } from './repo/search-rows.ts';
 
-/**
- * The most common lexemes of `notes.search_vector` and the share of notes holding each, from pg_stats (kept
- * by ANALYZE / autovacuum), re-read at most once a minute (remembered in the deps' search state). Empty before
- * the first ANALYZE: every term is then counted.
- */
-function commonLexemes(db: Db, state: Pick<SearchState, 'lexemeStats'>): Promise<Map<string, number>> {
-  const cached = state.lexemeStats;
-  if (cached && Date.now() - cached.at < 60_000) return cached.freqs;
-  const freqs = (async () => {
-    const row = await sql<{ elems: string[] | null; freqs: number[] | null }>`
-      SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
-      FROM pg_stats WHERE tablename = 'notes' AND attname = 'search_vector'
-        AND schemaname = current_schema()`
-      .execute(db)
-      .catch(() => ({ rows: [] as { elems: string[] | null; freqs: number[] | null }[] }));
-    const out = new Map<string, number>();
-    const { elems, freqs: f } = row.rows[0] ?? { elems: null, freqs: null };
-    for (const [i, lexeme] of (elems ?? []).entries()) out.set(lexeme, Number(f?.[i] ?? 0));
-    return out;
-  })();
-  state.lexemeStats = { at: Date.now(), freqs };
-  return freqs;
-}
-
 /** Term statistics of a space: how many notes it has and how many of them hold each query term. */
 export const termStatsRepo = {
   /**
    * In how many notes of the space each term occurs (stemmed, over title, summary and transcript). Counted
    * exactly up to `cap`; beyond, estimated from the index-wide count (SQLite's fts5vocab) scaled to the space,
-   * so a frequent word costs no scan of all its matches.
+   * so a frequent word costs no scan of all its matches. `common`: PostgreSQL's most common lexemes (empty on
+   * SQLite), whose share of notes needs no count.
    */
   async documentFrequencies(
     db: Db,
@@ -49,11 +25,10 @@ export const termStatsRepo = {
     terms: readonly { term: string; stem: string }[],
     cap: number,
     spaceSize: number,
-    state: Pick<SearchState, 'lexemeStats'>,
+    common: ReadonlyMap<string, number>,
   ): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     let total: number | undefined;
-    const common = dialect === 'postgres' ? await commonLexemes(db, state) : new Map<string, number>();
     for (const { term, stem } of terms) {
       if (!SAFE_TERM.test(term)) {
         out.set(term, 0);
@@ -99,6 +74,24 @@ export const termStatsRepo = {
       }
       out.set(term, Math.min(df, spaceSize));
     }
+    return out;
+  },
+
+  /**
+   * The most common lexemes of `notes.search_vector` and the share of notes holding each, from pg_stats (kept
+   * by ANALYZE / autovacuum; PostgreSQL only). Empty before the first ANALYZE, or when the statistics cannot be
+   * read: every term is then counted.
+   */
+  async commonLexemes(db: Db): Promise<Map<string, number>> {
+    const row = await sql<{ elems: string[] | null; freqs: number[] | null }>`
+      SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
+      FROM pg_stats WHERE tablename = 'notes' AND attname = 'search_vector'
+        AND schemaname = current_schema()`
+      .execute(db)
+      .catch(() => ({ rows: [] as { elems: string[] | null; freqs: number[] | null }[] }));
+    const out = new Map<string, number>();
+    const { elems, freqs } = row.rows[0] ?? { elems: null, freqs: null };
+    for (const [i, lexeme] of (elems ?? []).entries()) out.set(lexeme, Number(freqs?.[i] ?? 0));
     return out;
   },
 

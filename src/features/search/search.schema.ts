@@ -50,7 +50,7 @@ export const SearchBody = z.strictObject({
   from: bodyBound('from'),
   to: bodyBound('to'),
   tag: z.string().max(200, 'must be at most 200 characters').optional().openapi({
-    description: '(ext) Only notes with this exact tag (case-insensitive).',
+    description: 'Only notes with this exact tag (case-insensitive).',
     example: 'weekly',
   }),
   min_relevance: z
@@ -60,7 +60,7 @@ export const SearchBody = z.strictObject({
     .default(0.5)
     .openapi({
       description:
-        '(ext) Leave out results below this relevance. 0.5 is calibrated as the line between relevant and not.',
+        'Leave out results below this relevance. 0.5 is calibrated as the line between relevant and not.',
       example: 0.5,
     }),
 });
@@ -81,7 +81,7 @@ export const SearchResultItem = z
     }),
     created_at: z.string().openapi({ format: 'date-time' }),
     matched_at_ms: z.number().int().min(0).optional().openapi({
-      description: '(ext) Where the snippet starts in the recording, when it comes from the transcript.',
+      description: 'Where the snippet starts in the recording, when it comes from the transcript.',
       example: 754000,
     }),
   })

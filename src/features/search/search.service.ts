@@ -12,10 +12,9 @@ import {
   rankNotes,
 } from './rank.ts';
 import { type RerankedNote, rerankNotes } from './rerank-notes.ts';
-import { CohereReranker } from './reranker.ts';
 import { type ChunkRow, type SearchFilters, type Space, searchRepo } from './search.repo.ts';
 import { bytesToVector } from './search.tables.ts';
-import { getSearchEngine, type SearchEngine } from './search-engine.ts';
+import type { SearchEngine } from './search-engine.ts';
 import { buildSnippet } from './snippet.ts';
 import { stem, words } from './text/tokens.ts';
 
@@ -101,7 +100,8 @@ async function rerankIfConfigured(
   ranked: readonly { noteId: string }[],
 ): Promise<RerankedNote[] | undefined> {
   const settings = deps.config.search.reranker;
-  if (!settings) return undefined;
+  const reranker = deps.search.reranker;
+  if (!settings || !reranker) return undefined;
   // Only notes whose passages were read can be judged (the examined ones: nearly always the fused ranking's best).
   const rare = new Set(gathered.evidence.filter((e) => holdsRareWords(e)).map((e) => e.noteId));
   const candidates = ranked
@@ -114,7 +114,7 @@ async function rerankIfConfigured(
     .slice(0, Math.max(settings.candidates, input.limit));
   if (!candidates.length) return undefined;
   try {
-    return await rerankNotes(new CohereReranker(settings), input.query, candidates);
+    return await rerankNotes(reranker, input.query, candidates);
   } catch (err) {
     deps.logger.warn(
       { err: err instanceof Error ? err.message : String(err) },
@@ -149,7 +149,7 @@ export async function gatherEvidence(
   space: Space,
   input: SearchInput,
 ): Promise<GatheredEvidence> {
-  const engine = await getSearchEngine(deps);
+  const engine = await deps.search.engine();
   await engine.refresh();
   await ensureSpaceIndexed(deps, space);
   const query = analyzeQuery(input.query);
@@ -214,7 +214,7 @@ interface TermWeights {
 /** Step 1, weights: the rarity of the query's terms in this space (retrieval terms, coverage, rare terms). */
 async function weighTerms(deps: Deps, space: Space, query: AnalyzedQuery): Promise<TermWeights> {
   // Cached for a few seconds: a note processed since then still counts (below), or its terms would weigh < 0.
-  let spaceSize = await countNotesCached(deps, space);
+  let spaceSize = await deps.search.notesInSpace(space);
   const rareLimit = Math.max(
     1,
     Math.floor(RARE_SHARE * spaceSize),
@@ -228,7 +228,7 @@ async function weighTerms(deps: Deps, space: Space, query: AnalyzedQuery): Promi
         query.terms.map((term, i) => ({ term, stem: query.stems[i]! })),
         Math.max(rareLimit + 1, Math.min(DF_EXACT_LIMIT, Math.ceil(0.2 * spaceSize))),
         spaceSize,
-        deps.search,
+        await deps.search.commonLexemes(),
       )
     : new Map<string, number>();
   spaceSize = Math.max(spaceSize, ...df.values());
@@ -459,19 +459,6 @@ function noteEvidence(
     });
   }
   return { evidence, bestChunk };
-}
-
-/** Notes per space, remembered for a few seconds: it only scales statistics, so a brief lag is harmless. */
-const SPACE_SIZE_TTL_MS = 5_000;
-
-async function countNotesCached(deps: Deps, space: Space): Promise<number> {
-  const cache = deps.search.spaceSizes;
-  const key = `${space.accountId}:${space.mode}`;
-  const hit = cache.get(key);
-  if (hit && Date.now() - hit.at < SPACE_SIZE_TTL_MS) return hit.n;
-  const n = await searchRepo.countNotes(deps.db, space);
-  cache.set(key, { n, at: Date.now() });
-  return n;
 }
 
 /** Which kind of chunk makes the better snippet when two cover the query equally. */

@@ -12,7 +12,7 @@ const json = <T>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },
 });
 
-/** (ext) POST /v1/webhooks/{id}/test and /rotate-secret: mounted by webhooksRoutes. */
+/** POST /v1/webhooks/{id}/test and /rotate-secret: mounted by webhooksRoutes. */
 export function webhookExtrasRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -23,7 +23,7 @@ export function webhookExtrasRoutes(deps: Deps) {
         path: '/{id}/test',
         operationId: 'testWebhook',
         tags: ['Webhooks'],
-        summary: 'Send a test event (ext)',
+        summary: 'Send a test event',
         description:
           'Sends a signed `webhook.test` event (`data: {webhook_id, message}`) to this webhook only, now, once ' +
           '(no retries; also when the webhook is inactive), and answers with the attempt’s outcome. The attempt ' +
@@ -47,7 +47,7 @@ export function webhookExtrasRoutes(deps: Deps) {
         path: '/{id}/rotate-secret',
         operationId: 'rotateWebhookSecret',
         tags: ['Webhooks'],
-        summary: 'Rotate the signing secret (ext)',
+        summary: 'Rotate the signing secret',
         description:
           'Sets a new signing secret (given, or generated and returned once) while the old one keeps signing for ' +
           '`overlap_seconds` (default WEBHOOKS_SECRET_OVERLAP_SECONDS, 24 h): meanwhile `webhook-signature` holds ' +

@@ -7,7 +7,6 @@ import { TEST_EVENT_TYPE } from '../events/events.ts';
 import { newDeliveryRow } from './delivery/delivery-row.ts';
 import { executeDelivery, KEPT_RESPONSE_BYTES } from './delivery/execute-delivery.ts';
 import { overlappingSecret } from './delivery/sign-payload.ts';
-import { createOutboundAgents } from './outbound/guarded-request.ts';
 import { webhooksRepo } from './webhooks.repo.ts';
 import type { RotateSecretInput } from './webhooks.schema.ts';
 import { outboundPolicy } from './webhooks.service.ts';
@@ -32,7 +31,7 @@ export interface TestDeliveryResult {
 }
 
 /**
- * (ext) Sends a signed `webhook.test` event to this webhook only, now, once (no retries), through the same
+ * Sends a signed `webhook.test` event to this webhook only, now, once (no retries), through the same
  * signing and outbound guard as every delivery (a rotated-out secret in its overlap signs too), and logs it
  * like any delivery: the event is written to the outbox (no webhook can subscribe to its type, so fan-out
  * skips it) and the delivery with its one attempt to the delivery log, in one transaction after the attempt.
@@ -56,7 +55,6 @@ export async function sendTestEvent(
       message: 'A test event sent with POST /v1/webhooks/{id}/test. No action is needed.',
     },
   });
-  const agents = createOutboundAgents(1);
   const startedAt = nowIso();
   const result = await executeDelivery({
     url: webhook.url,
@@ -67,8 +65,8 @@ export async function sendTestEvent(
     payload,
     timeoutMs: deps.config.webhookDelivery.timeoutMs,
     policy: outboundPolicy(deps.config),
-    agents,
-  }).finally(() => agents.destroy());
+    agents: deps.outbound,
+  });
   const completedAt = nowIso();
   const deliveryId = newId('delivery');
   await deps.db.transaction().execute(async (trx) => {
@@ -155,7 +153,7 @@ export interface RotatedSecret {
 }
 
 /**
- * (ext) Replaces the webhook's signing secret with an overlap: until `previous_secret_expires_at` (now +
+ * Replaces the webhook's signing secret with an overlap: until `previous_secret_expires_at` (now +
  * `overlap_seconds`, default WEBHOOKS_SECRET_OVERLAP_SECONDS) both secrets sign every delivery (two `v1,`
  * signatures in `webhook-signature`; `X-Svc-Signature` uses the new one), so receivers can move to the new
  * secret without rejecting deliveries meanwhile. Without `secret` in the input, one is generated and returned

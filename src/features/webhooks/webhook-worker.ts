@@ -28,11 +28,7 @@ export interface RunDueDeliveriesOptions {
  */
 export async function runDueDeliveries(deps: Deps, options: RunDueDeliveriesOptions = {}): Promise<number> {
   const rt = createRuntime(deps, options.workerId ?? createWorkerId());
-  try {
-    return await new DeliveryPass(rt, new Signals(), options.signal).run();
-  } finally {
-    rt.agents.destroy();
-  }
+  return new DeliveryPass(rt, new Signals(), options.signal).run();
 }
 
 /** Subscribes to PostgreSQL's new-event notifications; reconnects after a lost connection. */
@@ -99,7 +95,6 @@ export function startWebhookWorker(deps: Deps, options: { workerId?: string } = 
     async stop() {
       await loop.stop();
       await listener.close();
-      rt.agents.destroy();
       rt.logger.info('webhook worker stopped');
     },
   };

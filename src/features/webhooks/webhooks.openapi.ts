@@ -5,7 +5,7 @@ import { type AnyEventType, EVENT_TYPES, TEST_EVENT_TYPE } from '../events/event
 import { NoteDetail, NoteListItem } from '../notes/notes.schema.ts';
 import { Recording } from '../recordings/recordings.schema.ts';
 
-/** `data` of `note.failed` (ext): the note in list form plus why processing gave up. */
+/** `data` of `note.failed`: the note in list form plus why processing gave up. */
 export const NoteFailedData = NoteListItem.extend({
   failure_reason: z.string().openapi({ example: 'No transcriber is configured (set TRANSCRIBER=openai).' }),
 }).openapi('NoteFailedData', {
@@ -22,7 +22,7 @@ export const NoteFailedData = NoteListItem.extend({
   },
 });
 
-/** `data` of `webhook.test` (ext). */
+/** `data` of `webhook.test`. */
 export const WebhookTestData = z
   .object({ webhook_id: z.string().openapi({ example: EXAMPLE.webhookId }), message: z.string() })
   .openapi('WebhookTestData', {
@@ -64,14 +64,14 @@ const EVENT_PAYLOADS: Record<
   'note.failed': {
     data: NoteFailedData,
     name: 'NoteFailedEvent',
-    summary: '(ext) Processing gave up on a note (data: the note in list form plus failure_reason)',
+    summary: 'Processing gave up on a note (data: the note in list form plus failure_reason)',
     operationId: 'onNoteFailed',
   },
   [TEST_EVENT_TYPE]: {
     data: WebhookTestData,
     name: 'WebhookTestEvent',
     summary:
-      '(ext) A test event from POST /v1/webhooks/{id}/test, sent to that webhook only (cannot be subscribed to)',
+      'A test event from POST /v1/webhooks/{id}/test, sent to that webhook only (cannot be subscribed to)',
     operationId: 'onWebhookTest',
   },
 };

@@ -95,7 +95,7 @@ export function webhooksRoutes(deps: Deps) {
         path: '/{id}',
         tags: ['Webhooks'],
         operationId: 'getWebhook',
-        summary: 'Get a webhook (ext)',
+        summary: 'Get a webhook',
         description: `One webhook (without its secret).`,
         request: { params: WebhookIdParam },
         responses: { 200: json(Webhook, 'The webhook.'), ...commonErrors, ...notFoundError },
@@ -111,7 +111,7 @@ export function webhooksRoutes(deps: Deps) {
         path: '/{id}',
         tags: ['Webhooks'],
         operationId: 'updateWebhook',
-        summary: 'Update a webhook (ext)',
+        summary: 'Update a webhook',
         description:
           'Changes `url`, `events`, `active` or `secret` (`null` stops signing). `active: false` cancels the ' +
           'deliveries still waiting; events written while inactive are not sent later.',
@@ -155,7 +155,7 @@ export function webhooksRoutes(deps: Deps) {
         path: '/{id}/deliveries',
         tags: ['Webhooks'],
         operationId: 'listWebhookDeliveries',
-        summary: 'List deliveries (ext)',
+        summary: 'List deliveries',
         description:
           'The delivery log, newest first: one delivery per event sent to this webhook, each with every attempt ' +
           '(status code, duration, error, the start of the response body). Filter by `status` or `event_id`.',
@@ -178,7 +178,7 @@ export function webhooksRoutes(deps: Deps) {
         path: '/{id}/deliveries/{delivery_id}/redeliver',
         tags: ['Webhooks'],
         operationId: 'redeliverWebhookDelivery',
-        summary: 'Redeliver an event (ext)',
+        summary: 'Redeliver an event',
         description:
           'Sends the delivery’s event again as a new delivery with its own retries; the event id ' +
           '(`X-Svc-Delivery`, `webhook-id`) stays the same, so receivers can de-duplicate. The webhook must be ' +
@@ -198,7 +198,7 @@ export function webhooksRoutes(deps: Deps) {
     },
   );
 
-  // (ext) Test deliveries and secret rotation, in files of their own.
+  // Test deliveries and secret rotation, in files of their own.
   app.route('/', webhookExtrasRoutes(deps));
 
   return app;

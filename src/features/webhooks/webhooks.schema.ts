@@ -96,10 +96,10 @@ export const WebhookUrl = z
 
 export const EventType = z.enum(EVENT_TYPES).openapi('EventType', {
   description:
-    'The four event types of the spec and (ext) `note.failed` (the note in list form plus `failure_reason`).',
+    'Event types a webhook can subscribe to; `note.failed` carries the note in list form plus `failure_reason`.',
 });
 
-/** What a delivery can carry: a subscribable type or (ext) `webhook.test` (sent by `POST /v1/webhooks/:id/test`). */
+/** What a delivery can carry: a subscribable type or `webhook.test` (sent by `POST /v1/webhooks/:id/test`). */
 export const DeliveryEventType = z.enum([...EVENT_TYPES, TEST_EVENT_TYPE]).openapi('DeliveryEventType');
 
 /** A non-empty list of event types; duplicates are removed, first occurrence kept. */
@@ -190,7 +190,7 @@ export const Webhook = z
     created_at: z.string().openapi({ format: 'date-time' }),
     previous_secret_expires_at: z.string().optional().openapi({
       format: 'date-time',
-      description: '(ext) During a secret rotation: until when the replaced secret still signs.',
+      description: 'During a secret rotation: until when the replaced secret still signs.',
     }),
   })
   .openapi('Webhook', { example: EXAMPLE_WEBHOOK });

@@ -4,7 +4,7 @@ import { EXPORT_FORMATS } from '../../notes/export/export-formats.ts';
 import { noteIdArg } from './notes.tools.ts';
 import { defineTool, READ_ONLY } from './tool.ts';
 
-/** (ext) The MCP side of `GET /v1/notes/:id/export`: the file's text in the result. */
+/** The MCP side of `GET /v1/notes/:id/export`: the file's text in the result. */
 export const getNoteExportTool = defineTool({
   name: 'get_note_export',
   title: 'Export a note as a file',

@@ -5,7 +5,7 @@ import { defined, parseOrThrow } from '../mcp.schema.ts';
 import { noteIdArg } from './notes.tools.ts';
 import { defineTool, OVERWRITING_UPDATE } from './tool.ts';
 
-/** (ext) The MCP side of `PATCH /v1/notes/:id/speakers`. */
+/** The MCP side of `PATCH /v1/notes/:id/speakers`. */
 export const renameSpeakersTool = defineTool({
   name: 'rename_speakers',
   title: 'Name or merge the speakers of a note',

@@ -1,5 +1,5 @@
 /**
- * Export formats of a note (ext): pure functions from the note's detail form (with segments) to text. No I/O,
+ * Export formats of a note: pure functions from the note's detail form (with segments) to text. No I/O,
  * no clock: the same note always exports to the same bytes. Every regex here is linear-time.
  */
 import { clock } from '../../../lib/time.ts';

@@ -20,7 +20,7 @@ export const ExportQuery = z.object({
 
 const text = (example: string) => ({ schema: z.string().openapi({ example }) });
 
-/** (ext) GET /v1/notes/{id}/export: mounted by notesRoutes. */
+/** GET /v1/notes/{id}/export: mounted by notesRoutes. */
 export function exportRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.openapi(
@@ -30,7 +30,7 @@ export function exportRoutes(deps: Deps) {
         path: '/{id}/export',
         operationId: 'exportNote',
         tags: ['Notes'],
-        summary: 'Export a note (ext)',
+        summary: 'Export a note',
         description:
           'The note as a file, with `Content-Disposition: attachment; filename="<YYYY-MM-DD Title>.<ext>"`: `md` ' +
           '(Markdown with YAML front matter: title, date, tags, speakers; summary, action items as task-list ' +

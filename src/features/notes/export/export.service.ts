@@ -20,7 +20,7 @@ export interface ExportedFile {
 }
 
 /**
- * (ext) One note of the caller in an export format (`GET /v1/notes/:id/export`, `minutes export`): 404 for
+ * One note of the caller in an export format (`GET /v1/notes/:id/export`, `minutes export`): 404 for
  * ids of other accounts or the other mode, as for every read.
  */
 export async function exportNote(

@@ -22,7 +22,7 @@ export const TASK_VERBS = new Set(
     'evaluate handle chase call copy keep figure get circle drop pass communicate interact liaise discuss meet draw push enter hand think work look try talk speak reach come do make have take ' +
     // Work done after a meeting that needs its complement (below): "read the paper", "mention it to the
     // transcribers", "fit the pieces together", "see whether …". A wider list of work verbs (start, give, change,
-    // sell, specify, …) was tried in issue 17's third round: 4 right items and 45 wrong ones on the training sets.
+    // sell, specify, …) was tried: 4 right items and 45 wrong ones on the training sets.
     'read mention report agree see help fit start'
   ).split(' '),
 );

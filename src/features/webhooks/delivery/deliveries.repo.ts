@@ -17,7 +17,7 @@ export interface DeliveryTarget {
   payload: string | null;
   url: string;
   secret: string | null;
-  /** (ext) The rotated-out secret and until when it still signs. */
+  /** The rotated-out secret and until when it still signs. */
   previous_secret?: string | null;
   previous_secret_expires_at?: string | null;
   active: number;

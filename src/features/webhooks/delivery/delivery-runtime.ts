@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { Deps } from '../../../deps.ts';
 import {
   createCachingLookup,
-  createOutboundAgents,
   createOutboundPolicy,
   type Lookup,
   type OutboundAgents,
@@ -21,8 +20,8 @@ export interface Runtime {
   logger: Logger;
 }
 
-/** The runtime of one worker (or one runDueDeliveries call); `agents` are shared when given. */
-export function createRuntime(deps: Deps, workerId: string, agents?: OutboundAgents): Runtime {
+/** The runtime of one worker (or one runDueDeliveries call); connections are the deps' outbound agents. */
+export function createRuntime(deps: Deps, workerId: string): Runtime {
   const { webhooks, webhookDelivery } = deps.config;
   return {
     deps,
@@ -31,7 +30,7 @@ export function createRuntime(deps: Deps, workerId: string, agents?: OutboundAge
       allowPrivateTargets: webhooks.allowPrivateTargets,
       allowHosts: webhookDelivery.allowHosts,
     }),
-    agents: agents ?? createOutboundAgents(webhookDelivery.concurrency),
+    agents: deps.outbound,
     lookup: createCachingLookup(),
     // Renewed every third of it while the attempt runs (delivery-pass.ts): short, so a killed worker's claims are taken
     // over soon, whatever the attempt timeout.

@@ -29,7 +29,7 @@ export type AttemptResult =
 export interface ExecuteDeliveryOptions {
   url: string;
   secret: string | null;
-  /** (ext) A rotated-out secret still in its overlap window: it signs too (see buildDeliveryHeaders). */
+  /** A rotated-out secret still in its overlap window: it signs too (see buildDeliveryHeaders). */
   previousSecret?: string | null;
   eventId: string;
   eventType: string;

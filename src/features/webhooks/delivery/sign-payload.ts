@@ -15,7 +15,7 @@ export function buildDeliveryHeaders(options: {
   body: Buffer;
   secret: string | null;
   /**
-   * (ext) Secrets that also sign during a rotation's overlap: each adds a `v1,` signature to `webhook-signature`
+   * Secrets that also sign during a rotation's overlap: each adds a `v1,` signature to `webhook-signature`
    * (space-separated, the current secret's first); `X-Svc-Signature` carries the current secret's only.
    */
   previousSecrets?: readonly string[];
@@ -46,7 +46,7 @@ export function buildDeliveryHeaders(options: {
   return headers;
 }
 
-/** (ext) The rotated-out secret while its overlap lasts (it signs alongside the current one), else null. */
+/** The rotated-out secret while its overlap lasts (it signs alongside the current one), else null. */
 export function overlappingSecret(
   webhook: {
     secret: string | null;
