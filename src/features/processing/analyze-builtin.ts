@@ -17,6 +17,8 @@ export interface AnalysisInput {
   speakers: readonly { label: string; name: string }[];
   /** When the note was recorded (ISO 8601): "by Friday" means the Friday after this. */
   createdAt: string;
+  /** The note's language (BCP 47) when its owner gave one; a language model writes the notes in it. */
+  language?: string;
   /**
    * The sentence model for the action-item detector (EMBEDDER=builtin: all-MiniLM-L6-v2); absent, or when it
    * cannot be loaded, the detector uses words only. Read by `analyzeTranscriptWithModel`.

@@ -19,7 +19,12 @@ import { failNote } from './fail-note.ts';
 import { ProcessingTimeoutError } from './pool/processing-pool.ts';
 import { prepareTranscript } from './prepared-transcript.ts';
 import { processingRepo } from './processing.repo.ts';
-import { type Analyzer, builtinAnalyzer, createAnalyzer } from './providers/analyzer.ts';
+import {
+  AnalysisImpossibleError,
+  type Analyzer,
+  builtinAnalyzer,
+  createAnalyzer,
+} from './providers/analyzer.ts';
 import { ProviderError } from './providers/provider-error.ts';
 import { createTranscriber, NO_TRANSCRIBER_REASON, type Transcriber } from './providers/transcriber.ts';
 import { insertTranscript } from './store-transcript.ts';
@@ -162,6 +167,11 @@ export async function processNote({
     );
   } catch (err) {
     if (err instanceof ProcessingTimeoutError) throw overBudget(budgetMs);
+    if (err instanceof AnalysisImpossibleError) {
+      await failNote(db, space, noteId, err.message, nowIso());
+      logger.warn({ note_id: noteId, reason: err.message }, 'note processing failed');
+      return 'failed';
+    }
     // Only errors that may pass reach here (the analyzer falls back otherwise): let the job retry.
     if (err instanceof ProviderError) throw new ProcessingError(err.message);
     throw err;
