@@ -18,6 +18,8 @@ const PHRASES = [
   'context window',
   'prompt is too long',
   'too many tokens',
+  'input is too long',
+  'context length exceeded',
 ];
 
 /** The overflow a 4xx answer's body describes, or undefined when it is another error. */
