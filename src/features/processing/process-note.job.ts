@@ -160,6 +160,7 @@ export async function processNote({
         segments: segments.map((s) => ({ ...s, start_ms: Number(s.start_ms), end_ms: Number(s.end_ms) })),
         speakers,
         createdAt: note.created_at,
+        ...(note.language ? { language: note.language } : {}),
         // The action-item detector's sentence vectors, with EMBEDDER=builtin (the analyzer loads the model).
         ...(sentenceModel ? { sentenceModel } : {}),
       },
@@ -244,6 +245,7 @@ export async function processNote({
           title: analysis.title,
           summary: analysis.summary,
           now: toIso(now),
+          analysisNotes: analysis.analysis_notes,
         });
         // Deleted, or finished by another worker, since it was read above.
         if (!updated) return 'skipped' as const;
@@ -329,6 +331,7 @@ async function transcribeNote({
         path,
         contentType: recording.content_type,
         filename: `audio${/\.[a-z0-9]+$/.exec(key)?.[0] ?? ''}`,
+        ...(recording.language ? { language: recording.language } : {}),
       }),
     );
   } catch (err) {
