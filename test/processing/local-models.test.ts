@@ -197,6 +197,22 @@ for (const dialect of DIALECTS) {
       expect(Math.max(...prompts.slice(1))).toBeLessThanOrEqual(2048);
     });
 
+    it('takes a tiny prompt count for a prompt cache, not for a cut prompt', async () => {
+      const model = fakeModel({ contextTokens: 8192, overflow: 'ollama' });
+      server.onChat((req) => {
+        const reply = model(req);
+        // Ollama counts only the tokens it evaluated: a prompt it had cached counts a handful.
+        (reply.json as { usage: { prompt_tokens: number } }).usage.prompt_tokens = 3;
+        return reply;
+      });
+      const m = meeting(8);
+      const t = await h.tenant();
+      const id = await postNote(h, t.liveKey, m);
+      await runDueJobs(h.deps);
+      expect(server.chats).toHaveLength(1);
+      expectWhole(await getNote(h, t.liveKey, id), m);
+    });
+
     it('fails the note with a reason when the model cannot take even one part', async () => {
       serve({ contextTokens: 500, overflow: 'llamacpp' });
       const t = await h.tenant();

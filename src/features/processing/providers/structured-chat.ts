@@ -145,6 +145,9 @@ export async function requestStructured<T>(req: StructuredChatRequest<T>): Promi
   }
 }
 
+/** No server cuts a prompt to fewer tokens than this (Ollama's smallest default window is 2,048). */
+const MIN_CUT_TOKENS = 1024;
+
 /** Ollama keeps only the last `num_ctx` tokens of a prompt without an error; its `usage` gives it away. */
 function checkNotCut(
   promptTokens: number | undefined,
@@ -152,7 +155,8 @@ function checkNotCut(
   sentTokens: number,
   known: ProviderFacts,
 ) {
-  if (promptTokens === undefined) return;
+  // A count this small is a prompt cache at work (Ollama counts only the tokens it evaluated), not a window.
+  if (promptTokens === undefined || promptTokens < MIN_CUT_TOKENS) return;
   if (promptTokens < floorTokens) {
     throw new ContextOverflowError(
       `the provider read ${promptTokens} tokens of a prompt of at least ${floorTokens}: it cut the prompt`,
