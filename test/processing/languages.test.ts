@@ -3,7 +3,7 @@ import { transcriptLanguage } from '../../src/features/processing/detect-languag
 import { forgetProviderFacts } from '../../src/features/processing/providers/structured-chat.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Harness, useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 import { wavFile } from '../recordings/audio-fixtures.ts';
 import { tempDataDir, upload } from '../recordings/helpers.ts';
 import { fakeModel } from './fake-model.ts';
