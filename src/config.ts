@@ -101,6 +101,8 @@ export const ConfigSchema = z.object({
   ANALYZE_API_KEY: z.string().optional(),
   ANALYZE_MODEL: z.string().min(1).default('gpt-4o-mini'),
   ANALYZE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  // The model's context window (prompt and answer together); longer transcripts are analysed in parts.
+  ANALYZE_CONTEXT_TOKENS: z.coerce.number().int().min(2048).max(10_000_000).default(8192),
   // Search (src/features/search): which embedder builds the vector index.
   // `builtin`: all-MiniLM-L6-v2 shipped in an npm package (the default); `glove`: the smaller GloVe average.
   EMBEDDER: z.enum(['builtin', 'glove', 'transformers', 'openai']).default('builtin'),
@@ -184,7 +186,7 @@ export type Config = {
   /** Speech to text; `none` stores audio and fails its note with a reason saying so. */
   transcription: { provider: 'none' } | ({ provider: 'openai' } & OpenAiEndpoint);
   /** Summary, title, action items and highlights; `openai` falls back to `builtin` on bad output. */
-  analysis: { provider: 'builtin' } | ({ provider: 'openai' } & OpenAiEndpoint);
+  analysis: { provider: 'builtin' } | ({ provider: 'openai'; contextTokens: number } & OpenAiEndpoint);
   /** Embedder of the search index; `builtin` (all-MiniLM-L6-v2) and `glove` need no download. */
   search: {
     embedder:
@@ -364,6 +366,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             baseUrl: e.ANALYZE_BASE_URL,
             model: e.ANALYZE_MODEL,
             timeoutMs: e.ANALYZE_TIMEOUT_MS,
+            contextTokens: e.ANALYZE_CONTEXT_TOKENS,
             ...(e.ANALYZE_API_KEY ? { apiKey: e.ANALYZE_API_KEY } : {}),
           }
         : { provider: 'builtin' },

@@ -49,6 +49,8 @@ export interface RecordingsTable {
   created_at: Iso;
   /** SHA-256 hex of the ingested audio or transcript file (0004), so imports can skip what they have seen. */
   content_sha256: string | null;
+  /** The language of the speech (BCP 47), when given (0013): the transcriber's hint, and its note's language. */
+  language?: string | null;
 }
 
 export type NoteStatus = 'processing' | 'ready' | 'failed';
@@ -72,6 +74,10 @@ export interface NotesTable {
   tags: string;
   created_at: Iso;
   updated_at: Iso;
+  /** The note's language (BCP 47) when given (0013); the language model writes the notes in it. */
+  language?: string | null;
+  /** What the analysis could not do and why, for the owner (0013); null when it did everything. */
+  analysis_notes?: string | null;
 }
 
 /** One row per (note, lower-cased tag) for exact, case-insensitive tag filters. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
 import { ANALYSIS_JSON_SCHEMA } from '../../src/features/processing/providers/openai-analyzer.ts';
+import { forgetProviderFacts } from '../../src/features/processing/providers/structured-chat.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
@@ -91,6 +92,7 @@ for (const dialect of DIALECTS) {
     beforeEach(async () => {
       await h.db.db.deleteFrom('jobs').execute();
       server.chats.length = 0;
+      forgetProviderFacts();
     });
 
     it('asks for a strict JSON-schema answer and uses the validated result', async () => {
@@ -112,7 +114,7 @@ for (const dialect of DIALECTS) {
       });
       const user = sent.body.messages.find((m: any) => m.role === 'user').content as string;
       expect(user).toContain('Meeting date: 2026-11-23 (Monday).');
-      expect(user).toContain("[3] 00:18 Bob Smith: I'll send the revised budget to finance by Friday.");
+      expect(user).toContain("[3] Bob Smith: I'll send the revised budget to finance by Friday.");
 
       const n = await note(h, t.liveKey, id);
       expect(n).toMatchObject({ status: 'ready', title: GOOD.title, summary: GOOD.summary });
@@ -157,14 +159,37 @@ for (const dialect of DIALECTS) {
       ['fields of the wrong type', () => chatCompletion(JSON.stringify({ ...GOOD, action_items: 'none' }))],
       ['an output cut off by the length limit', () => chatCompletion('{"title": "Launch', 'length')],
       ['an "Untitled" title', () => chatCompletion(JSON.stringify({ ...GOOD, title: 'Untitled' }))],
-      ['a body that is not a chat completion', () => ({ result: 'ok' })],
-    ])('falls back to the builtin analyzer for %s', async (_, answer) => {
+    ])('asks once more, then falls back to the builtin analyzer for %s', async (_, answer) => {
       server.onChat(() => ({ json: answer() }));
+      const t = await h.tenant();
+      const id = await post(h, t.liveKey);
+      expect(await runDueJobs(h.deps)).toBe(1);
+      // The repair request shows the model its answer and what was wrong with it.
+      expect(server.chats).toHaveLength(2);
+      const repair = server.chats[1]!.body.messages;
+      expect(repair.at(-2).role).toBe('assistant');
+      expect(repair.at(-1).content).toMatch(/^That answer cannot be used: /);
+      expectBuiltin(await note(h, t.liveKey, id));
+    });
+
+    it('falls back at once for a body that is not a chat completion', async () => {
+      server.onChat(() => ({ json: { result: 'ok' } }));
       const t = await h.tenant();
       const id = await post(h, t.liveKey);
       expect(await runDueJobs(h.deps)).toBe(1);
       expect(server.chats).toHaveLength(1);
       expectBuiltin(await note(h, t.liveKey, id));
+    });
+
+    it('uses a repaired answer when the second one validates', async () => {
+      server.onChat((_, i) => ({
+        json: chatCompletion(i === 0 ? JSON.stringify({ title: 'Only a title' }) : JSON.stringify(GOOD)),
+      }));
+      const t = await h.tenant();
+      const id = await post(h, t.liveKey);
+      await runDueJobs(h.deps);
+      expect(server.chats).toHaveLength(2);
+      expect((await note(h, t.liveKey, id)).title).toBe(GOOD.title);
     });
 
     it('falls back at once when the provider refuses the request (401), without retrying', async () => {
@@ -176,7 +201,7 @@ for (const dialect of DIALECTS) {
       expectBuiltin(await note(h, t.liveKey, id));
     });
 
-    it('retries while the provider is unavailable, and uses its answer once it is back', async () => {
+    it('retries a request while the provider is unavailable, and uses its answer once it is back', async () => {
       server.onChat((_, i) =>
         i < 2
           ? { status: 503, json: { error: { message: 'busy' } } }
@@ -184,7 +209,8 @@ for (const dialect of DIALECTS) {
       );
       const t = await h.tenant();
       const id = await post(h, t.liveKey);
-      expect(await runDueJobs(h.deps)).toBe(3);
+      // The request's own retries (with backoff) get the answer within the job's first attempt.
+      expect(await runDueJobs(h.deps)).toBe(1);
       expect(server.chats).toHaveLength(3);
       expect((await note(h, t.liveKey, id)).title).toBe(GOOD.title);
     });
@@ -194,7 +220,8 @@ for (const dialect of DIALECTS) {
       const t = await h.tenant();
       const id = await post(h, t.liveKey);
       expect(await runDueJobs(h.deps)).toBe(MAX_ATTEMPTS);
-      expect(server.chats).toHaveLength(MAX_ATTEMPTS);
+      // Three tries of the request in each attempt.
+      expect(server.chats).toHaveLength(MAX_ATTEMPTS * 3);
       expectBuiltin(await note(h, t.liveKey, id));
     });
   });

@@ -64,16 +64,37 @@ export function verboseJson(rows: [string | undefined, number, number, string][]
   };
 }
 
-/** A chat completion whose message content is `content` (a JSON string for json_schema answers). */
-export function chatCompletion(content: string, finishReason = 'stop') {
+/**
+ * A chat completion whose message content is `content` (a JSON string for json_schema answers). Without
+ * `promptTokens`, the server fills in `usage` as a provider would: the tokens of the whole prompt it read
+ * (`countPromptTokens`).
+ */
+export function chatCompletion(content: string, finishReason = 'stop', promptTokens?: number) {
   return {
     id: 'chatcmpl-test',
     object: 'chat.completion',
     created: 1_790_000_000,
     model: 'test-model',
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finishReason }],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    ...(promptTokens !== undefined
+      ? { usage: { prompt_tokens: promptTokens, completion_tokens: 1, total_tokens: promptTokens + 1 } }
+      : {}),
   };
+}
+
+/**
+ * The prompt tokens of a chat request as a Llama-style tokenizer counts them, near enough for a fake: about
+ * 1.3 tokens a word, a token per digit, plus a few per message.
+ */
+export function countPromptTokens(body: any): number {
+  let tokens = 0;
+  for (const m of body?.messages ?? []) {
+    const text = String(m.content ?? '');
+    const words = text.split(/\s+/).filter(Boolean).length;
+    const digits = text.replace(/[^0-9]/g, '').length;
+    tokens += Math.ceil(words * 1.3) + Math.ceil(digits / 2) + 4;
+  }
+  return tokens;
 }
 
 export async function startOpenAiServer(): Promise<OpenAiServer> {
@@ -153,7 +174,16 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
           body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
         };
         const index = chats.push(record) - 1;
-        send(res, chatReply(record, index));
+        const reply = chatReply(record, index);
+        const json = reply.json as { choices?: unknown; usage?: unknown } | undefined;
+        if (json && typeof json === 'object' && json.choices && !json.usage) {
+          const prompt = countPromptTokens(record.body);
+          reply.json = {
+            ...json,
+            usage: { prompt_tokens: prompt, completion_tokens: 1, total_tokens: prompt + 1 },
+          };
+        }
+        send(res, reply);
       });
       return;
     }

@@ -8,6 +8,7 @@ import {
   PageQuery,
   rangeBound,
 } from '../../lib/schemas/fields.ts';
+import { LanguageTag } from '../../lib/schemas/language.ts';
 import { parseDateTime } from '../../lib/time.ts';
 
 export const MAX_TAGS = 25;
@@ -197,6 +198,14 @@ export const NoteDetail = z
     recording_id: z.string().optional(),
     status: NoteStatus.openapi({ description: 'Processing state.' }),
     failure_reason: z.string().optional().openapi({ description: 'Why processing failed.' }),
+    language: z
+      .string()
+      .optional()
+      .openapi({ description: 'The language given when the note was created (BCP 47).' }),
+    analysis_notes: z.string().optional().openapi({
+      description:
+        'What the analysis could not do and why, e.g. the builtin analyzer on a note not in English: a title and extractive summary, no action items.',
+    }),
     segments: z
       .array(Segment)
       .optional()
@@ -302,6 +311,7 @@ export const CreateNoteBody = z
       .array(z.strictObject({ label: lineText(1, 100), name: lineText(1, 200) }))
       .max(200)
       .optional(),
+    language: LanguageTag.optional(),
   })
   .refine((b) => (b.transcript === undefined) !== (b.segments === undefined), {
     message: 'give exactly one of transcript, segments',

@@ -158,6 +158,7 @@ export async function acceptNote(
     tags: JSON.stringify(tags),
     created_at: input.created_at ?? now,
     updated_at: now,
+    language: input.language ?? null,
   };
   const s = spaceOf(actor);
   const created = toNoteDetail(note, newNoteParts(transcript.labels, names), false);

@@ -62,6 +62,8 @@ export function toNoteDetail(
     ...(row.recording_id ? { recording_id: row.recording_id } : {}),
     status: row.status,
     ...(row.failure_reason ? { failure_reason: row.failure_reason } : {}),
+    ...(row.language ? { language: row.language } : {}),
+    ...(row.analysis_notes ? { analysis_notes: row.analysis_notes } : {}),
     ...(withSegments
       ? {
           segments: parts.segments.map((s) => ({

@@ -1,4 +1,5 @@
 import { type SentenceModelSettings, sentenceModel } from './action-items/sentence-model.ts';
+import { transcriptLanguage } from './detect-language.ts';
 import {
   type ExtractedActionItem,
   type ExtractOptions,
@@ -17,6 +18,8 @@ export interface AnalysisInput {
   speakers: readonly { label: string; name: string }[];
   /** When the note was recorded (ISO 8601): "by Friday" means the Friday after this. */
   createdAt: string;
+  /** The note's language (BCP 47) when its owner gave one; a language model writes the notes in it. */
+  language?: string;
   /**
    * The sentence model for the action-item detector (EMBEDDER=builtin: all-MiniLM-L6-v2); absent, or when it
    * cannot be loaded, the detector uses words only. Read by `analyzeTranscriptWithModel`.
@@ -30,6 +33,8 @@ export interface Analysis {
   summary: string;
   action_items: ExtractedActionItem[];
   highlights: ExtractedHighlight[];
+  /** What the analysis could not do and why (the note's `analysis_notes`); absent when it did everything. */
+  analysis_notes?: string;
 }
 
 /**
@@ -45,6 +50,18 @@ export function analyzeTranscript(
   const sentences = scoreSentences(splitSentences(input.segments));
   const speakers = createSpeakerDirectory(input.speakers);
   const speakerNames = input.segments.map((s) => speakers.nameOf(s.speaker));
+  const language = transcriptLanguage(input.segments, input.language);
+  if (!language.english) {
+    // The action-item rules, the detector and the highlight markers read English: in another language they
+    // would find nothing or nonsense, so the note says what it has instead.
+    return {
+      title: makeTitle(sentences, speakerNames),
+      summary: summarizeTranscript(sentences),
+      action_items: [],
+      highlights: [],
+      analysis_notes: `This note is in ${language.name} (${language.detected ? 'detected' : 'as given'}), and the builtin analyzer writes English only: the title and summary are sentences taken from the transcript, and no action items or highlights were looked for. An analyzer using a language model (ANALYZER=openai) writes notes in the note's language.`,
+    };
+  }
   return {
     title: makeTitle(sentences, speakerNames),
     summary: summarizeTranscript(sentences),
@@ -60,7 +77,7 @@ export function analyzeTranscript(
  */
 export async function analyzeTranscriptWithModel(input: AnalysisInput): Promise<Analysis> {
   const embed = input.sentenceModel ? await sentenceModel(input.sentenceModel) : undefined;
-  if (!embed) return analyzeTranscript(input);
+  if (!embed || !transcriptLanguage(input.segments, input.language).english) return analyzeTranscript(input);
   const sentences = splitSentences(input.segments);
   const wanted = sentencesToEmbed(sentences, createSpeakerDirectory(input.speakers));
   let rows: Float32Array[];

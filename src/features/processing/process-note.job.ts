@@ -18,7 +18,7 @@ import { failNote } from './fail-note.ts';
 import { ProcessingTimeoutError } from './pool/processing-pool.ts';
 import { prepareTranscript } from './prepared-transcript.ts';
 import { processingRepo } from './processing.repo.ts';
-import { type Analyzer, builtinAnalyzer } from './providers/analyzer.ts';
+import { AnalysisImpossibleError, type Analyzer, builtinAnalyzer } from './providers/analyzer.ts';
 import { ProviderError } from './providers/provider-error.ts';
 import { NO_TRANSCRIBER_REASON, type Transcriber } from './providers/transcriber.ts';
 import { insertTranscript } from './store-transcript.ts';
@@ -151,6 +151,7 @@ export async function processNote({
         segments: segments.map((s) => ({ ...s, start_ms: Number(s.start_ms), end_ms: Number(s.end_ms) })),
         speakers,
         createdAt: note.created_at,
+        ...(note.language ? { language: note.language } : {}),
         // The action-item detector's sentence vectors, with EMBEDDER=builtin (the analyzer loads the model).
         ...(sentenceModel ? { sentenceModel } : {}),
       },
@@ -158,6 +159,11 @@ export async function processNote({
     );
   } catch (err) {
     if (err instanceof ProcessingTimeoutError) throw overBudget(budgetMs);
+    if (err instanceof AnalysisImpossibleError) {
+      await failNote(db, space, noteId, err.message, nowIso());
+      logger.warn({ note_id: noteId, reason: err.message }, 'note processing failed');
+      return 'failed';
+    }
     // Only errors that may pass reach here (the analyzer falls back otherwise): let the job retry.
     if (err instanceof ProviderError) throw new ProcessingError(err.message);
     throw err;
@@ -230,6 +236,7 @@ export async function processNote({
           title: analysis.title,
           summary: analysis.summary,
           now: toIso(now),
+          analysisNotes: analysis.analysis_notes,
         });
         // Deleted, or finished by another worker, since it was read above.
         if (!updated) return 'skipped' as const;
@@ -315,6 +322,7 @@ async function transcribeNote({
         path,
         contentType: recording.content_type,
         filename: `audio${/\.[a-z0-9]+$/.exec(key)?.[0] ?? ''}`,
+        ...(recording.language ? { language: recording.language } : {}),
       }),
     );
   } catch (err) {

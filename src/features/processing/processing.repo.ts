@@ -24,6 +24,8 @@ const NOTE_COLUMNS = [
   'tags',
   'created_at',
   'updated_at',
+  'language',
+  'analysis_notes',
 ] as const;
 
 /** Writes of the processing pipeline; reads of a note go through notesRepo. */
@@ -37,12 +39,13 @@ export const processingRepo = {
     db: Db,
     space: Space,
     noteId: string,
-    result: { title: string; summary: string; now: string },
+    result: { title: string; summary: string; now: string; analysisNotes?: string | undefined },
   ) =>
     db
       .updateTable('notes')
       .set((eb) => ({
         summary: result.summary,
+        analysis_notes: result.analysisNotes ?? null,
         title: eb.case().when('title_locked', '=', 1).then(eb.ref('title')).else(result.title).end(),
         status: 'ready',
         failure_reason: null,
@@ -75,7 +78,7 @@ export const processingRepo = {
   findRecording: (db: Db, space: Space, recordingId: string) =>
     db
       .selectFrom('recordings')
-      .select(['id', 'storage_key', 'content_type', 'duration_seconds'])
+      .select(['id', 'storage_key', 'content_type', 'duration_seconds', 'language'])
       .where('id', '=', recordingId)
       .where('account_id', '=', space.accountId)
       .where('mode', '=', space.mode)

@@ -10,6 +10,7 @@ const COLUMNS = [
   'duration_seconds',
   'storage_key',
   'created_at',
+  'language',
 ] as const;
 
 export type RecordingRow = Pick<RecordingsTable, (typeof COLUMNS)[number]>;

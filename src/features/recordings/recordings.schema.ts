@@ -31,6 +31,7 @@ export const Recording = z
       .optional()
       .openapi({ description: 'Measured from the audio itself; omitted when it cannot be.', example: 1805 }),
     created_at: z.string().openapi({ format: 'date-time', example: EXAMPLE.recordedAt }),
+    language: z.string().optional().openapi({ description: 'The language given with the upload (BCP 47).' }),
   })
   .openapi('Recording', { example: EXAMPLE_RECORDING });
 
@@ -81,6 +82,11 @@ export const RecordingUpload = z
           'Repeat the field once per tag (`-F tags=weekly -F tags=product`), or send one JSON array.',
         example: ['weekly'],
       }),
+    language: z.string().optional().openapi({
+      description:
+        'The language spoken (BCP 47, e.g. `de-CH`): the transcriber is told it, and a language model writes the notes in it.',
+      example: 'de-CH',
+    }),
   })
   .openapi('RecordingUpload');
 

@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.ts';
 import { zodIssueToError } from '../../http/validation.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
+import { LanguageTag } from '../../lib/schemas/language.ts';
 import { spaceOf } from '../../lib/space.ts';
 import { truncate } from '../../lib/text.ts';
 import { nowIso, parseDateTime } from '../../lib/time.ts';
@@ -43,6 +44,8 @@ export interface AudioFields {
   title?: string;
   created_at?: string;
   tags?: string[];
+  /** BCP 47, canonical: the transcriber's hint and the note's language. */
+  language?: string;
 }
 
 const UploadFields = z.strictObject({
@@ -53,6 +56,7 @@ const UploadFields = z.strictObject({
     .transform((v) => parseDateTime(v)!.toISOString())
     .optional(),
   tags: Tags.optional(),
+  language: LanguageTag.optional(),
 });
 
 /**
@@ -122,6 +126,7 @@ export async function createRecordingFromTranscript(
     storage_key: null,
     created_at: createdAt,
     content_sha256: source.sha256 ?? digest.sha256,
+    language: input.language ?? null,
   });
   const note = noteRow(actor, recording, {
     title: input.title,
@@ -173,6 +178,7 @@ export async function createRecordingFromAudio(
     storage_key: key,
     created_at: createdAt,
     content_sha256: file.sha256,
+    language: fields.language ?? null,
   });
   const note = noteRow(actor, recording, {
     title: fields.title,
@@ -328,6 +334,7 @@ function noteRow(
     tags: JSON.stringify(fields.tags),
     created_at: recording.created_at,
     updated_at: now,
+    language: recording.language ?? null,
   };
 }
 

@@ -2,7 +2,7 @@ import type { RecordingsTable } from '../../db/schema.ts';
 
 type RecordingFields = Pick<
   RecordingsTable,
-  'id' | 'note_id' | 'content_type' | 'size_bytes' | 'duration_seconds' | 'created_at'
+  'id' | 'note_id' | 'content_type' | 'size_bytes' | 'duration_seconds' | 'created_at' | 'language'
 >;
 
 /** The recording as the API shows it (also the `data` of `recording.ready`); no storage internals. */
@@ -14,5 +14,6 @@ export function toRecording(row: RecordingFields) {
     size_bytes: Number(row.size_bytes),
     ...(row.duration_seconds !== null ? { duration_seconds: Number(row.duration_seconds) } : {}),
     created_at: row.created_at,
+    ...(row.language ? { language: row.language } : {}),
   };
 }

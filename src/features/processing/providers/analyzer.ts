@@ -14,6 +14,14 @@ export interface AnalyzeContext {
   pool: ProcessingPool;
 }
 
+/**
+ * The provider cannot analyse this transcript at all, and retrying will not change that (its context window
+ * cannot hold one line of it): the note fails at once with `message` as its reason.
+ */
+export class AnalysisImpossibleError extends Error {
+  override name = 'AnalysisImpossibleError';
+}
+
 /** Transcript → title, summary, action items and highlights. */
 export interface Analyzer {
   readonly name: string;

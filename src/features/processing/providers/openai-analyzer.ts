@@ -1,16 +1,32 @@
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { OpenAiEndpoint } from '../../../config.ts';
 import { isCalendarDate } from '../../../lib/time.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
+import type { ExtractedActionItem } from '../extract-action-items.ts';
 import { MAX_TITLE_LENGTH } from '../make-title.ts';
 import { truncateText } from '../sentences.ts';
-import type { AnalyzeContext, Analyzer } from './analyzer.ts';
-import { fetchProvider, ProviderError } from './provider-error.ts';
+import { meetingDay, nextStart, promptLines, renderPart, takeLines } from './analysis-parts.ts';
+import { AnalysisImpossibleError, type AnalyzeContext, type Analyzer } from './analyzer.ts';
+import { estimateTokens } from './count-tokens.ts';
+import {
+  applyMerge,
+  MERGE_JSON_SCHEMA,
+  MERGE_SYSTEM_PROMPT,
+  MergeAnswer,
+  mergeWithoutModel,
+  type PartNotes,
+  renderMerge,
+} from './merge-analyses.ts';
+import { ProviderError } from './provider-error.ts';
+import {
+  ContextOverflowError,
+  type ProviderFacts,
+  providerFacts,
+  requestStructured,
+  UnusableAnswerError,
+} from './structured-chat.ts';
 
-const WHAT = 'The analysis provider';
-
-/** Transcripts longer than this are not sent (most models' context would cut them); builtin analyzes them. */
-export const MAX_PROMPT_CHARS = 400_000;
 const MAX_ACTION_TEXT = 1000;
 const MAX_HIGHLIGHT_TEXT = 300;
 const MAX_SUMMARY_CHARS = 4000;
@@ -68,21 +84,7 @@ const ModelAnalysis = z.object({
   highlights: z.array(z.object({ segment: z.number().int(), text: z.string() })),
 });
 
-const ChatCompletion = z.object({
-  choices: z
-    .array(
-      z.object({
-        finish_reason: z.string().nullable().optional(),
-        message: z.object({
-          content: z.string().nullable().optional(),
-          refusal: z.string().nullable().optional(),
-        }),
-      }),
-    )
-    .min(1),
-});
-
-const SYSTEM_PROMPT = [
+export const SYSTEM_PROMPT = [
   'You turn meeting transcripts into notes. Answer with JSON only, following the schema.',
   `- title: what the meeting was about, at most ${MAX_TITLE_LENGTH} characters, never "Untitled".`,
   '- summary: 3 to 6 plain sentences covering the decisions and main topics of the whole meeting.',
@@ -95,51 +97,42 @@ const SYSTEM_PROMPT = [
   '  every line someone explicitly marked ("highlight", "bookmark", "important", "key point").',
 ].join('\n');
 
-function clock(ms: number): string {
-  const total = Math.floor(ms / 1000);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  const mmss = `${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
-  return h ? `${h}:${mmss}` : mmss;
-}
-
-/** The user message: the meeting date, who is who, and the transcript with line numbers and times. */
+/** The user message of a transcript sent whole: the meeting date, who is who, and its numbered lines. */
 export function renderPrompt(input: AnalysisInput): string {
-  const names = new Map(input.speakers.map((s) => [s.label, s.name]));
-  const date = new Date(input.createdAt);
-  const day = date.toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' });
-  const lines = input.segments.map(
-    (s, i) =>
-      `[${i}] ${clock(s.start_ms)} ${names.get(s.speaker) || s.speaker}: ${s.text.replace(/\s+/g, ' ')}`,
-  );
-  return [
-    `Meeting date: ${input.createdAt.slice(0, 10)} (${day}).`,
-    `Speakers: ${[...new Set(input.segments.map((s) => names.get(s.speaker) || s.speaker))].join(', ')}.`,
-    'Transcript:',
-    ...lines,
-  ].join('\n');
+  const lines = promptLines(input);
+  return renderPart(input, lines, 0, lines.length);
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: names with control characters are refused
 const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** One action item of a model's answer as the API allows it (text clipped, bad assignee or date dropped). */
+export function normalizeActionItem(item: {
+  text: string;
+  assignee?: string | null | undefined;
+  due?: string | null | undefined;
+}): ExtractedActionItem | undefined {
+  const text = truncateText(item.text.replace(/\s+/g, ' ').trim(), MAX_ACTION_TEXT);
+  if (!text) return undefined;
+  const assignee = item.assignee?.replace(/\s+/g, ' ').trim();
+  const due = item.due?.trim();
+  return {
+    text,
+    ...(assignee && [...assignee].length <= 200 && !CONTROL.test(assignee) ? { assignee } : {}),
+    ...(due && isCalendarDate(due) ? { due } : {}),
+  };
+}
 
 /** Validated model output → Analysis; values that break the API's rules are dropped or clipped, not trusted. */
 export function normalizeModelAnalysis(raw: z.infer<typeof ModelAnalysis>, input: AnalysisInput): Analysis {
   const title = truncateText(raw.title.replace(/\s+/g, ' ').trim(), MAX_TITLE_LENGTH);
   const seen = new Set<string>();
   const action_items: Analysis['action_items'] = [];
-  for (const item of raw.action_items) {
-    const text = truncateText(item.text.trim(), MAX_ACTION_TEXT);
-    if (!text || seen.has(text.toLowerCase())) continue;
-    seen.add(text.toLowerCase());
-    const assignee = item.assignee?.replace(/\s+/g, ' ').trim();
-    const due = item.due?.trim();
-    action_items.push({
-      text,
-      ...(assignee && [...assignee].length <= 200 && !CONTROL.test(assignee) ? { assignee } : {}),
-      ...(due && isCalendarDate(due) ? { due } : {}),
-    });
+  for (const raw_item of raw.action_items) {
+    const item = normalizeActionItem(raw_item);
+    if (!item || seen.has(item.text.toLowerCase())) continue;
+    seen.add(item.text.toLowerCase());
+    action_items.push(item);
   }
   const highlights: Analysis['highlights'] = [];
   const marked = new Set<number>();
@@ -159,38 +152,193 @@ export function normalizeModelAnalysis(raw: z.infer<typeof ModelAnalysis>, input
   };
 }
 
-/** The content of the first choice as a JSON object, or a reason why there is none. */
-function parseCompletion(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: 'the answer is not JSON' };
-  }
-  const completion = ChatCompletion.safeParse(json);
-  if (!completion.success) return { ok: false, reason: 'the answer is not a chat completion' };
-  const choice = completion.data.choices[0]!;
-  if (choice.message.refusal) return { ok: false, reason: 'the model refused' };
-  if (choice.finish_reason === 'length') return { ok: false, reason: 'the output was cut off (length)' };
-  // Some servers wrap JSON in a Markdown fence even when asked for a schema.
-  const content = (choice.message.content ?? '')
-    .trim()
-    .replace(/^```(?:json)?\s*/i, '')
-    .replace(/(?<!\s)\s*```$/, '');
-  try {
-    return { ok: true, value: JSON.parse(content) };
-  } catch {
-    return { ok: false, reason: 'the message content is not JSON' };
-  }
+/** The analysis endpoint and its context window (ANALYZE_CONTEXT_TOKENS). */
+export type AnalysisEndpoint = OpenAiEndpoint & { contextTokens: number };
+
+/** Tokens kept for the answer in every request: a quarter of the window, at most 1,536. */
+export function answerReserve(window: number): number {
+  return Math.min(1536, Math.floor(window / 4));
+}
+
+/** How often a window is made smaller after an overflow before the provider is given up on. */
+const MAX_OVERFLOWS = 8;
+
+/** The system prompt with the language the notes are written in. */
+function withLanguage(system: string, language: string | undefined): string {
+  return `${system}\n${
+    language
+      ? `Write the title, summary, action items and highlights in the language with BCP 47 tag "${language}".`
+      : 'Write the title, summary, action items and highlights in the language the meeting was held in.'
+  }`;
 }
 
 /**
- * Any OpenAI-compatible `POST {base}/chat/completions` (OpenAI, Ollama, vLLM, LM Studio) asked for a strict
- * JSON-schema answer, which is validated. An answer that does not fit, a refusal, a transcript too long to
- * send, or a provider error that retrying cannot fix falls back to `fallback` (the builtin analyzer). Errors
- * that may pass (timeouts, 429, 5xx) are thrown so the job retries, except on its last attempt.
+ * The transcript analysed within the provider's window: whole in one request when it fits, else in parts cut on
+ * line boundaries with a few lines of overlap, each analysed, then merged (`mergeParts`). A part the provider
+ * could not take (an overflow error, or a prompt it cut without saying) is cut smaller and asked again; the
+ * window learned is kept for the next notes. Throws AnalysisImpossibleError when not even one line fits.
  */
-export function createOpenAiAnalyzer(endpoint: OpenAiEndpoint, fallback: Analyzer): Analyzer {
+export async function analyzeInParts(
+  input: AnalysisInput,
+  endpoint: AnalysisEndpoint,
+  logger: Logger,
+): Promise<Analysis> {
+  const known = providerFacts(endpoint);
+  const lines = promptLines(input);
+  const system = withLanguage(SYSTEM_PROMPT, input.language);
+  const notes: PartNotes[] = [];
+  const highlights = new Map<number, string>();
+  let overflows = 0;
+  let start = 0;
+  while (start < lines.length) {
+    const window = windowOf(endpoint, known);
+    const header = estimateTokens(system) + estimateTokens(renderPart(input, lines, start, start)) + 64;
+    const budget = window - answerReserve(window) - Math.ceil(header * known.tokenRatio);
+    const end = takeLines(lines, start, budget, known.tokenRatio);
+    if (end === start) throw tooSmall(window);
+    let raw: z.infer<typeof ModelAnalysis>;
+    try {
+      raw = await requestStructured({
+        endpoint,
+        logger,
+        schemaName: 'meeting_notes',
+        schema: ANALYSIS_JSON_SCHEMA,
+        validate: ModelAnalysis,
+        system,
+        user: renderPart(input, lines, start, end),
+      });
+    } catch (err) {
+      if (!(err instanceof ContextOverflowError)) throw err;
+      if (++overflows > MAX_OVERFLOWS) throw tooSmall(window);
+      known.contextTokens = smallerWindow(window, err.contextTokens);
+      logger.warn(
+        { window, learned: known.contextTokens, reason: err.message },
+        'analysis provider could not take the prompt; cutting the transcript smaller',
+      );
+      continue;
+    }
+    const part = normalizeModelAnalysis(raw, input);
+    if (start === 0 && end === lines.length) return part;
+    // A highlight must name a line of this part: another number is a model's slip, not a position.
+    const from = lines[start]!.segment;
+    const to = lines[end - 1]!.segment;
+    for (const h of raw.highlights) {
+      const text = truncateText(h.text.replace(/\s+/g, ' ').trim(), MAX_HIGHLIGHT_TEXT);
+      if (h.segment >= from && h.segment <= to && text && !highlights.has(h.segment))
+        highlights.set(h.segment, text);
+    }
+    notes.push({
+      title: part.title,
+      summary: part.summary,
+      action_items: part.action_items,
+      from,
+      to,
+    });
+    if (end === lines.length) break;
+    start = nextStart(lines, start, end, Math.min(200, Math.floor(budget / 10)));
+  }
+  const merged = await mergeParts(notes, input, endpoint, logger);
+  return {
+    title: truncateText(merged.title.replace(/\s+/g, ' ').trim(), MAX_TITLE_LENGTH),
+    summary: truncateText(merged.summary.replace(/\s+/g, ' ').trim(), MAX_SUMMARY_CHARS),
+    action_items: merged.action_items,
+    highlights: [...highlights]
+      .map(([segment, text]) => ({ timestamp_ms: input.segments[segment]!.start_ms, text }))
+      .sort((a, b) => a.timestamp_ms - b.timestamp_ms),
+  };
+}
+
+function windowOf(endpoint: AnalysisEndpoint, known: ProviderFacts): number {
+  return Math.min(endpoint.contextTokens, known.contextTokens ?? Number.POSITIVE_INFINITY);
+}
+
+/** The window to try after an overflow: what the provider revealed when smaller, else three quarters. */
+function smallerWindow(window: number, revealed: number | undefined): number {
+  return revealed !== undefined && revealed < window ? revealed : Math.floor(window * 0.75);
+}
+
+function tooSmall(window: number): AnalysisImpossibleError {
+  return new AnalysisImpossibleError(
+    `The analysis provider's model could not take even one part of the transcript (its context window is about ${window} tokens, too small for the instructions, one line and the answer). Load the model with a larger context window (at least 4096 tokens) and set ANALYZE_CONTEXT_TOKENS to it.`,
+  );
+}
+
+/**
+ * The parts' notes merged into one: consecutive parts in batches that fit the window, each batch merged by the
+ * model (one title and summary, each distinct task once, see applyMerge), batches of merges again, until one is
+ * left. A merge answer that stays unusable is done without the model (mergeWithoutModel): nothing is lost.
+ */
+async function mergeParts(
+  parts: PartNotes[],
+  input: AnalysisInput,
+  endpoint: AnalysisEndpoint,
+  logger: Logger,
+): Promise<PartNotes> {
+  const known = providerFacts(endpoint);
+  const system = withLanguage(MERGE_SYSTEM_PROMPT, input.language);
+  const date = `${input.createdAt.slice(0, 10)} (${meetingDay(input.createdAt)})`;
+  let level = parts;
+  let overflows = 0;
+  while (level.length > 1) {
+    const window = windowOf(endpoint, known);
+    const budget = window - answerReserve(window) - estimateTokens(system);
+    const next: PartNotes[] = [];
+    let i = 0;
+    let overflowed = false;
+    while (i < level.length) {
+      let j = i + 1;
+      const fits = (k: number) =>
+        Math.ceil(estimateTokens(renderMerge(date, level.slice(i, k))) * known.tokenRatio) <= budget;
+      while (j < level.length && fits(j + 1)) j++;
+      const batch = level.slice(i, j);
+      i = j;
+      if (batch.length === 1) {
+        next.push(batch[0]!);
+        continue;
+      }
+      try {
+        const answer = await requestStructured({
+          endpoint,
+          logger,
+          schemaName: 'merged_meeting_notes',
+          schema: MERGE_JSON_SCHEMA,
+          validate: MergeAnswer,
+          system,
+          user: renderMerge(date, batch),
+        });
+        next.push(applyMerge(batch, answer, normalizeActionItem));
+      } catch (err) {
+        if (err instanceof UnusableAnswerError) {
+          logger.warn({ reason: err.message }, 'merge answer unusable; merging the parts without the model');
+          next.push(mergeWithoutModel(batch, MAX_SUMMARY_CHARS));
+          continue;
+        }
+        if (!(err instanceof ContextOverflowError)) throw err;
+        if (++overflows > MAX_OVERFLOWS) throw tooSmall(window);
+        known.contextTokens = smallerWindow(window, err.contextTokens);
+        overflowed = true;
+        break;
+      }
+    }
+    if (overflowed) continue;
+    // Two parts that do not fit one merge are joined without the model rather than never.
+    level =
+      next.length < level.length
+        ? next
+        : [mergeWithoutModel(level.slice(0, 2), MAX_SUMMARY_CHARS), ...level.slice(2)];
+  }
+  return level[0]!;
+}
+
+/**
+ * Any OpenAI-compatible `POST {base}/chat/completions` (OpenAI, Ollama, llama.cpp's server, vLLM, LM Studio):
+ * the transcript analysed within ANALYZE_CONTEXT_TOKENS (analyzeInParts), each answer asked for the best way the
+ * provider takes and validated (requestStructured). An answer that stays unusable, or a provider error that
+ * retrying cannot fix, falls back to `fallback` (the builtin analyzer); errors that may pass (timeouts, 429,
+ * 5xx, after each request's own retries) are thrown so the job retries, except on its last attempt. A provider
+ * that cannot take even one line fails the note (AnalysisImpossibleError).
+ */
+export function createOpenAiAnalyzer(endpoint: AnalysisEndpoint, fallback: Analyzer): Analyzer {
   return {
     name: 'openai',
     async analyze(input: AnalysisInput, ctx: AnalyzeContext) {
@@ -198,49 +346,15 @@ export function createOpenAiAnalyzer(endpoint: OpenAiEndpoint, fallback: Analyze
         ctx.logger.warn({ reason, analyzer: 'openai' }, `analysis fell back to ${fallback.name}`);
         return fallback.analyze(input, ctx);
       };
-      const prompt = renderPrompt(input);
-      if (prompt.length > MAX_PROMPT_CHARS) {
-        return useFallback(`the transcript is longer than ${MAX_PROMPT_CHARS} characters`);
-      }
-      let answer: { text: string };
       try {
-        answer = await fetchProvider(
-          WHAT,
-          `${endpoint.baseUrl}/chat/completions`,
-          {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
-            },
-            body: JSON.stringify({
-              model: endpoint.model,
-              temperature: 0,
-              messages: [
-                { role: 'system', content: SYSTEM_PROMPT },
-                { role: 'user', content: prompt },
-              ],
-              response_format: {
-                type: 'json_schema',
-                json_schema: { name: 'meeting_notes', strict: true, schema: ANALYSIS_JSON_SCHEMA },
-              },
-            }),
-          },
-          endpoint.timeoutMs,
-        );
+        return await analyzeInParts(input, endpoint, ctx.logger);
       } catch (err) {
+        if (err instanceof AnalysisImpossibleError) throw err;
+        if (err instanceof UnusableAnswerError) return useFallback(err.message);
         if (err instanceof ProviderError && err.retryable && !ctx.lastAttempt) throw err;
-        return useFallback(err instanceof Error ? err.message : String(err));
+        if (err instanceof ProviderError) return useFallback(err.message);
+        throw err;
       }
-      const content = parseCompletion(answer.text);
-      if (!content.ok) return useFallback(content.reason);
-      const parsed = ModelAnalysis.safeParse(content.value);
-      if (!parsed.success) {
-        return useFallback(
-          `the output does not match the schema: ${z.prettifyError(parsed.error).split('\n')[0]}`,
-        );
-      }
-      return normalizeModelAnalysis(parsed.data, input);
     },
   };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import type { OpenAiEndpoint } from '../../../config.ts';
+import { primaryLanguage } from '../../../lib/schemas/language.ts';
 import type { TranscriptSegment } from '../parse-transcript.ts';
 import { fetchProvider, ProviderError } from './provider-error.ts';
 import type { AudioInput, Transcriber } from './transcriber.ts';
@@ -39,6 +40,8 @@ export function createOpenAiTranscriber(endpoint: OpenAiEndpoint): Transcriber {
       form.set('model', endpoint.model);
       form.set('response_format', 'verbose_json');
       form.append('timestamp_granularities[]', 'segment');
+      // Whisper-style APIs take ISO 639-1 ("de"), not a full BCP 47 tag ("de-CH").
+      if (audio.language) form.set('language', primaryLanguage(audio.language));
       const { text } = await fetchProvider(
         WHAT,
         `${endpoint.baseUrl}/audio/transcriptions`,

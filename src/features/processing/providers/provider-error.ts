@@ -8,6 +8,8 @@ export class ProviderError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    /** The provider's HTTP answer, when it gave one (its body cut to 4 KB), for callers that read its error. */
+    readonly response?: { status: number; body: string },
   ) {
     super(message);
   }
@@ -77,6 +79,7 @@ export async function fetchProvider(
         detail ? `: ${detail}` : '.'
       }`,
       isRetryableStatus(response.status),
+      { status: response.status, body: text.slice(0, 4096) },
     );
   }
   return { status: response.status, text };

@@ -8,6 +8,8 @@ export interface AudioInput {
   contentType: string;
   /** A file name for providers that look at the extension, e.g. `audio.m4a`. */
   filename: string;
+  /** The language spoken (BCP 47), when the recording's owner said: a hint, not a guarantee. */
+  language?: string;
 }
 
 /** Speech to text: timed segments, with speaker labels when the provider tells speakers apart. */
