@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { AskNote } from '../../src/features/ask/extractive.ts';
 import { QMSUM_DIR } from '../search-quality/qmsum.ts';
 
@@ -22,8 +23,15 @@ export interface AskMeeting {
 export type Split = 'tune' | 'heldout';
 export const splitOf = (index: number): Split => (index % 4 === 3 ? 'heldout' : 'tune');
 
+/** QMSUM_DIR, or shared/ beside the repository, or beside the folder of worktrees that holds it. */
+function qmsumDir(): string {
+  if (process.env.QMSUM_DIR || fs.existsSync(QMSUM_DIR)) return QMSUM_DIR;
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return path.resolve(here, '../../../../shared/data/qmsum/train');
+}
+
 /** QMSum meetings as notes (turns laid out at 150 words a minute, as bench/search-quality does). */
-export function loadAskMeetings(dir = QMSUM_DIR): (AskMeeting & { split: Split })[] {
+export function loadAskMeetings(dir = qmsumDir()): (AskMeeting & { split: Split })[] {
   return fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.json'))

@@ -1,6 +1,11 @@
-import { type Answer, answerExtractively, DEFAULT_EXTRACTIVE, type ExtractiveOptions } from '../../src/features/ask/extractive.ts';
+import {
+  type Answer,
+  answerExtractively,
+  DEFAULT_EXTRACTIVE,
+  type ExtractiveOptions,
+} from '../../src/features/ask/extractive.ts';
 import { cleanText } from '../../src/features/processing/sentences.ts';
-import { stem, STOPWORDS, words } from '../../src/features/search/text/tokens.ts';
+import { STOPWORDS, stem, words } from '../../src/features/search/text/tokens.ts';
 import { type AskMeeting, type AskQuery, loadAskMeetings, type Split } from './data.ts';
 import { rouge } from './rouge.ts';
 
@@ -22,7 +27,18 @@ interface Totals {
   words: number;
 }
 
-const empty = (): Totals => ({ n: 0, r1: 0, r2: 0, rl: 0, cited: 0, citations: 0, inSpan: 0, verbatim: 0, answered: 0, words: 0 });
+const empty = (): Totals => ({
+  n: 0,
+  r1: 0,
+  r2: 0,
+  rl: 0,
+  cited: 0,
+  citations: 0,
+  inSpan: 0,
+  verbatim: 0,
+  answered: 0,
+  words: 0,
+});
 
 const normalise = (s: string) => s.replace(/\s+/g, ' ').trim();
 
@@ -50,8 +66,20 @@ export function bestWindow(meeting: AskMeeting, question: string, size = 8): str
   const turns = meeting.note.segments.map((s) => cleanText(s.text));
   const docs: string[][] = [];
   for (let i = 0; i + size <= Math.max(turns.length, size); i++)
-    docs.push(turns.slice(i, i + size).flatMap((t) => words(t).filter((w) => !STOPWORDS.has(w)).map(stem)));
-  const terms = [...new Set(words(question).filter((w) => !STOPWORDS.has(w)).map(stem))];
+    docs.push(
+      turns.slice(i, i + size).flatMap((t) =>
+        words(t)
+          .filter((w) => !STOPWORDS.has(w))
+          .map(stem),
+      ),
+    );
+  const terms = [
+    ...new Set(
+      words(question)
+        .filter((w) => !STOPWORDS.has(w))
+        .map(stem),
+    ),
+  ];
   const avg = docs.reduce((s, d) => s + d.length, 0) / Math.max(docs.length, 1);
   const df = new Map(terms.map((t) => [t, docs.filter((d) => d.includes(t)).length]));
   let best = 0;

@@ -1,4 +1,8 @@
-import { answerExtractively, DEFAULT_EXTRACTIVE, type ExtractiveOptions } from '../../src/features/ask/extractive.ts';
+import {
+  answerExtractively,
+  DEFAULT_EXTRACTIVE,
+  type ExtractiveOptions,
+} from '../../src/features/ask/extractive.ts';
 import { loadAskMeetings } from './data.ts';
 import { rouge } from './rouge.ts';
 
@@ -7,7 +11,11 @@ const meetings = loadAskMeetings().filter((m) => m.split === 'tune');
 const grid: Partial<ExtractiveOptions>[] = JSON.parse(process.argv[2] ?? '[{}]');
 for (const change of grid) {
   const options = { ...DEFAULT_EXTRACTIVE, ...change };
-  let n = 0, r1 = 0, r2 = 0, cit = 0, inSpan = 0;
+  let n = 0,
+    r1 = 0,
+    r2 = 0,
+    cit = 0,
+    inSpan = 0;
   for (const m of meetings) {
     const starts = m.note.segments.map((s) => s.start_ms);
     for (const q of m.queries) {
@@ -23,5 +31,13 @@ for (const change of grid) {
       }
     }
   }
-  console.log(JSON.stringify(change), 'R-1', ((100 * r1) / n).toFixed(2), 'R-2', ((100 * r2) / n).toFixed(2), 'prec', (inSpan / cit).toFixed(3));
+  console.log(
+    JSON.stringify(change),
+    'R-1',
+    ((100 * r1) / n).toFixed(2),
+    'R-2',
+    ((100 * r2) / n).toFixed(2),
+    'prec',
+    (inSpan / cit).toFixed(3),
+  );
 }

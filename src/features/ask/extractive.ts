@@ -45,6 +45,8 @@ export interface ExtractiveOptions {
   minCoverage: number;
   /** Word overlap (Jaccard) above which a sentence repeats one already chosen. */
   redundancy: number;
+  /** Least share of the question's term weight a sentence must hold itself (0: its passage may carry it). */
+  minSentenceCoverage: number;
   /** Whether an answer sentence starts with who said it. */
   speakerPrefix: boolean;
 }
@@ -58,6 +60,7 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   lexicalWeight: 0.6,
   speakerBonus: 0.25,
   minCoverage: 0.2,
+  minSentenceCoverage: 0.01,
   redundancy: 0.5,
   speakerPrefix: true,
 };
@@ -66,7 +69,16 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
 export const NOTHING_RELEVANT = 'The notes hold nothing that answers this question.';
 
 /** Words that make a question about time: the newest notes come first. */
-const TIME_WORDS = new Set(['latest', 'last', 'recent', 'recently', 'newest', 'lately', 'current', 'currently']);
+const TIME_WORDS = new Set([
+  'latest',
+  'last',
+  'recent',
+  'recently',
+  'newest',
+  'lately',
+  'current',
+  'currently',
+]);
 
 export function isTimeQuestion(question: string): boolean {
   return words(question).some((w) => TIME_WORDS.has(w));
@@ -103,7 +115,9 @@ export function answerExtractively(
   notes.forEach((note, n) => {
     const turns = perNote[n]!;
     const named = namedSpeakers(query.words, note.segments);
-    const turnScores = turns.map((sentences) => weightOf(new Set(sentences.flatMap((s) => s.terms)), query.terms, idf));
+    const turnScores = turns.map((sentences) =>
+      weightOf(new Set(sentences.flatMap((s) => s.terms)), query.terms, idf),
+    );
     const pooled = pool(turnScores, options.locatorRadius);
     const best = Math.max(...pooled, 0);
     if (best <= 0) return;
@@ -115,15 +129,18 @@ export function answerExtractively(
         if (s.wordCount < options.minWords) continue;
         if (!centres.some((c) => Math.abs(c - s.turn) <= options.spanRadius)) continue;
         const coverage = weightOf(new Set(s.terms), query.terms, idf) / totalWeight;
+        if (coverage < options.minSentenceCoverage) continue;
         const speaker = note.segments[s.turn]?.speaker;
         const bonus = speaker && named.has(speaker) ? options.speakerBonus : 0;
         const score =
-          noteWeight * (options.lexicalWeight * coverage + (1 - options.lexicalWeight) * (pooled[s.turn]! / best) + bonus);
+          noteWeight *
+          (options.lexicalWeight * coverage + (1 - options.lexicalWeight) * (pooled[s.turn]! / best) + bonus);
         candidates.push({ note: n, sentence: s, score, coverage });
       }
     }
   });
-  if (!candidates.length || Math.max(...candidates.map((c) => c.coverage)) < options.minCoverage) return nothing;
+  if (!candidates.length || Math.max(...candidates.map((c) => c.coverage)) < options.minCoverage)
+    return nothing;
 
   const chosen = choose(candidates, options);
   return compose(notes, chosen, options, isTimeQuestion(question));
@@ -148,7 +165,10 @@ export function questionTerms(question: string): { terms: string[]; words: strin
 }
 
 /** Inverse turn frequency of each query term over the notes' turns (BM25's form, never negative). */
-function inverseFrequencies(terms: readonly string[], perNote: readonly TurnSentence[][][]): Map<string, number> {
+function inverseFrequencies(
+  terms: readonly string[],
+  perNote: readonly TurnSentence[][][],
+): Map<string, number> {
   const df = new Map(terms.map((t) => [t, 0]));
   let n = 0;
   for (const turns of perNote) {
@@ -161,7 +181,11 @@ function inverseFrequencies(terms: readonly string[], perNote: readonly TurnSent
   return new Map(terms.map((t) => [t, Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5))]));
 }
 
-function weightOf(present: ReadonlySet<string>, terms: readonly string[], idf: ReadonlyMap<string, number>): number {
+function weightOf(
+  present: ReadonlySet<string>,
+  terms: readonly string[],
+  idf: ReadonlyMap<string, number>,
+): number {
   let w = 0;
   for (const t of terms) if (present.has(t)) w += idf.get(t)!;
   return w;
@@ -227,7 +251,12 @@ function jaccard(a: ReadonlySet<string>, b: readonly string[]): number {
 }
 
 /** Groups by note (search order, or newest first), sentences in spoken order, one citation per sentence. */
-function compose(notes: readonly AskNote[], chosen: Candidate[], options: ExtractiveOptions, byTime: boolean): Answer {
+function compose(
+  notes: readonly AskNote[],
+  chosen: Candidate[],
+  options: ExtractiveOptions,
+  byTime: boolean,
+): Answer {
   const order = [...new Set(chosen.map((c) => c.note))];
   if (byTime) order.sort((a, b) => notes[b]!.created_at.localeCompare(notes[a]!.created_at));
   const parts: string[] = [];

@@ -1,5 +1,5 @@
 import { cleanText } from '../processing/sentences.ts';
-import { stem, STOPWORDS, words } from '../search/text/tokens.ts';
+import { STOPWORDS, stem, words } from '../search/text/tokens.ts';
 
 /** One speaker turn of a note, as stored. */
 export interface AskSegment {

@@ -1,0 +1,50 @@
+import type { Deps } from '../../deps.ts';
+import type { Actor } from '../api-keys/scopes.ts';
+import { getNote } from '../notes/notes.service.ts';
+import { searchNotes } from '../search/search.service.ts';
+import type { AskInput, AskResult } from './ask.schema.ts';
+import { type AskNote, NOTHING_RELEVANT } from './extractive.ts';
+
+/** Notes read to answer a question over the whole space: search's best, relevant ones only. */
+const NOTES_ASKED = 5;
+/** Search's calibrated line between relevant and not (search.schema.ts, min_relevance). */
+const RELEVANT = 0.5;
+
+/**
+ * Answers a question from the caller's notes with verbatim citations. With `note_id`, that note (404 when it is
+ * not the caller's, in this mode); otherwise search locates the relevant notes, and none relevant is an answer
+ * (`answered: false`). The answer is chosen in a processing thread, never on the API's event loop.
+ */
+export async function askNotes(deps: Deps, actor: Actor, input: AskInput): Promise<AskResult> {
+  const notes: AskNote[] = [];
+  if (input.note_id !== undefined) {
+    notes.push(toAskNote(await getNote(deps, actor, input.note_id, { segments: true })));
+  } else {
+    const { results } = await searchNotes(deps, actor, {
+      query: input.question,
+      limit: NOTES_ASKED,
+      min_relevance: RELEVANT,
+      ...(input.from !== undefined ? { from: input.from } : {}),
+      ...(input.to !== undefined ? { to: input.to } : {}),
+      ...(input.tag !== undefined ? { tag: input.tag } : {}),
+    });
+    for (const r of results) {
+      // A note deleted between the search and now is simply not asked.
+      const detail = await getNote(deps, actor, r.note_id, { segments: true }).catch(() => undefined);
+      if (detail) notes.push({ ...toAskNote(detail), matched_at_ms: r.matched_at_ms });
+    }
+  }
+  if (!notes.some((n) => n.segments.length))
+    return { answered: false, answer: NOTHING_RELEVANT, mode: 'extractive', citations: [] };
+  const answer = await deps.processing.ask(input.question, notes, input.max_citations);
+  return { ...answer, mode: 'extractive' };
+}
+
+function toAskNote(note: {
+  id: string;
+  title: string;
+  created_at: string;
+  segments?: { speaker: string; start_ms: number; end_ms: number; text: string }[];
+}): AskNote {
+  return { id: note.id, title: note.title, created_at: note.created_at, segments: note.segments ?? [] };
+}
