@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { getNote } from '../notes/notes.service.ts';
+import { passageSimilarities } from '../search/passage-similarity.ts';
 import { searchNotes } from '../search/search.service.ts';
 import type { AskInput, AskResult } from './ask.schema.ts';
 import { type AskNote, NOTHING_RELEVANT } from './extractive.ts';
@@ -31,11 +32,18 @@ export async function askNotes(deps: Deps, actor: Actor, input: AskInput): Promi
     for (const r of results) {
       // A note deleted between the search and now is simply not asked.
       const detail = await getNote(deps, actor, r.note_id, { segments: true }).catch(() => undefined);
-      if (detail) notes.push({ ...toAskNote(detail), matched_at_ms: r.matched_at_ms });
+      if (detail) notes.push(toAskNote(detail));
     }
   }
   if (!notes.some((n) => n.segments.length))
     return { answered: false, answer: NOTHING_RELEVANT, mode: 'extractive', citations: [] };
+  const similarities = await passageSimilarities(
+    deps,
+    { accountId: actor.accountId, mode: actor.mode },
+    notes.map((n) => n.id),
+    input.question,
+  );
+  for (const note of notes) note.passages = similarities.get(note.id);
   const answer = await deps.processing.ask(input.question, notes, input.max_citations);
   return { ...answer, mode: 'extractive' };
 }

@@ -7,8 +7,11 @@ export interface AskNote {
   title: string;
   created_at: string;
   segments: AskSegment[];
-  /** Where search matched the question in this note, if it did: the locator starts its look there. */
-  matched_at_ms?: number | undefined;
+  /**
+   * How close in meaning the question is to each transcript passage of the note (search's sentence model), by
+   * the passage's start; the locator weighs it with the words the question shares with each turn.
+   */
+  passages?: { start_ms: number; similarity: number }[] | undefined;
 }
 
 export interface Citation {
@@ -35,6 +38,12 @@ export interface ExtractiveOptions {
   locatorRadius: number;
   /** Turns each side of a located centre from which sentences may be taken. */
   spanRadius: number;
+  /** A second passage is used when its pooled score is at least this share of the best one's. */
+  secondPassage: number;
+  /** Least pooled score, as a share of the best, of the turn a sentence is taken from. */
+  passageFloor: number;
+  /** Weight of the passages' closeness in meaning against the turns' shared words when locating. */
+  semanticWeight: number;
   /** Shortest sentence (in words) that can stand alone in an answer. */
   minWords: number;
   /** Weight of the sentence's own match against that of the passage around it. */
@@ -56,6 +65,9 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   wordBudget: 110,
   locatorRadius: 6,
   spanRadius: 14,
+  secondPassage: 0.8,
+  passageFloor: 0,
+  semanticWeight: 1,
   minWords: 6,
   lexicalWeight: 0.6,
   speakerBonus: 0.25,
@@ -118,16 +130,20 @@ export function answerExtractively(
     const turnScores = turns.map((sentences) =>
       weightOf(new Set(sentences.flatMap((s) => s.terms)), query.terms, idf),
     );
-    const pooled = pool(turnScores, options.locatorRadius);
-    const best = Math.max(...pooled, 0);
-    if (best <= 0) return;
-    const centres = locate(pooled, options.spanRadius);
+    const lexical = pool(turnScores, options.locatorRadius);
+    const lexicalBest = Math.max(...lexical, 0);
+    if (lexicalBest <= 0) return;
+    const meaning = meaningByTurn(note);
+    const pooled = lexical.map((v, i) => v / lexicalBest + options.semanticWeight * (meaning[i] ?? 0));
+    const best = Math.max(...pooled);
+    const centres = locate(pooled, options.spanRadius, options.secondPassage);
     // Notes later in the list count for less: search ranked them lower.
     const noteWeight = 1 / (1 + 0.15 * n);
     for (const sentences of turns) {
       for (const s of sentences) {
         if (s.wordCount < options.minWords) continue;
         if (!centres.some((c) => Math.abs(c - s.turn) <= options.spanRadius)) continue;
+        if (pooled[s.turn]! < options.passageFloor * best) continue;
         const coverage = weightOf(new Set(s.terms), query.terms, idf) / totalWeight;
         if (coverage < options.minSentenceCoverage) continue;
         const speaker = note.segments[s.turn]?.speaker;
@@ -146,13 +162,13 @@ export function answerExtractively(
   return compose(notes, chosen, options, isTimeQuestion(question));
 }
 
-/** A note's sentences by turn, split once per note object (a benchmark asks one note many questions). */
-const split = new WeakMap<AskNote, TurnSentence[][]>();
+/** A note's sentences by turn, split once per segment list (a benchmark asks one note many questions). */
+const split = new WeakMap<readonly AskSegment[], TurnSentence[][]>();
 function sentencesOf(note: AskNote): TurnSentence[][] {
-  let turns = split.get(note);
+  let turns = split.get(note.segments);
   if (!turns) {
     turns = note.segments.map((s, i) => splitTurn(s.text, i));
-    split.set(note, turns);
+    split.set(note.segments, turns);
   }
   return turns;
 }
@@ -191,6 +207,24 @@ function weightOf(
   return w;
 }
 
+/**
+ * Each turn's closeness in meaning to the question: that of the passage it falls in, scaled so the note's
+ * closest passage is 1 and its farthest 0. Empty without passage similarities.
+ */
+function meaningByTurn(note: AskNote): number[] {
+  const passages = [...(note.passages ?? [])].sort((a, b) => a.start_ms - b.start_ms);
+  if (!passages.length) return [];
+  const sims = passages.map((p) => p.similarity);
+  const lo = Math.min(...sims);
+  const span = Math.max(...sims) - lo || 1;
+  let p = 0;
+  return note.segments.map((segment) => {
+    const at = segment.start_ms ?? 0;
+    while (p + 1 < passages.length && passages[p + 1]!.start_ms <= at) p++;
+    return (passages[p]!.similarity - lo) / span;
+  });
+}
+
 /** Each turn's score plus its neighbours', weighed down linearly with distance (a triangular window). */
 function pool(scores: readonly number[], radius: number): number[] {
   return scores.map((_, i) => {
@@ -204,7 +238,7 @@ function pool(scores: readonly number[], radius: number): number[] {
 }
 
 /** The best centre, and a second one apart from it when it scores nearly as well (a topic taken up again). */
-function locate(pooled: readonly number[], spanRadius: number): number[] {
+function locate(pooled: readonly number[], spanRadius: number, secondShare: number): number[] {
   let first = 0;
   for (let i = 1; i < pooled.length; i++) if (pooled[i]! > pooled[first]!) first = i;
   let second = -1;
@@ -212,7 +246,7 @@ function locate(pooled: readonly number[], spanRadius: number): number[] {
     if (Math.abs(i - first) <= 2 * spanRadius) continue;
     if (second < 0 || pooled[i]! > pooled[second]!) second = i;
   }
-  return second >= 0 && pooled[second]! >= 0.8 * pooled[first]! ? [first, second] : [first];
+  return second >= 0 && pooled[second]! >= secondShare * pooled[first]! ? [first, second] : [first];
 }
 
 /** Speaker labels the question names ("What did the Professor think…", "What did Grad D say…"). */
