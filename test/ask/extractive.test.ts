@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AskNote, answerExtractively, NOTHING_RELEVANT } from '../../src/features/ask/extractive.ts';
+import {
+  type AskNote,
+  answerExtractively,
+  DEFAULT_EXTRACTIVE,
+  NOTHING_RELEVANT,
+} from '../../src/features/ask/extractive.ts';
 import { splitTurn } from '../../src/features/ask/transcript-sentences.ts';
 
 const note = (id: string, created_at: string, turns: [string, string][]): AskNote => ({
@@ -91,24 +96,7 @@ describe('answerExtractively', () => {
   });
 });
 
-function answerOptions() {
-  return {
-    maxCitations: 8,
-    wordBudget: 110,
-    locatorRadius: 6,
-    spanRadius: 14,
-    secondPassage: 0.8,
-    passageFloor: 0,
-    semanticWeight: 1,
-    minWords: 6,
-    lexicalWeight: 0.6,
-    speakerBonus: 0.25,
-    minCoverage: 0.05,
-    minSentenceCoverage: 0.01,
-    redundancy: 0.5,
-    speakerPrefix: true,
-  };
-}
+const answerOptions = () => ({ ...DEFAULT_EXTRACTIVE });
 
 describe('splitTurn', () => {
   it('splits at sentence ends followed by space, keeping offsets into the original text', () => {
