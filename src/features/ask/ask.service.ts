@@ -1,6 +1,8 @@
 import type { Deps } from '../../deps.ts';
+import { AppError } from '../../lib/errors.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { getNote } from '../notes/notes.service.ts';
+import { ProcessingTimeoutError } from '../processing/pool/processing-pool.ts';
 import { passageSimilarities } from '../search/passage-similarity.ts';
 import { searchNotes } from '../search/search.service.ts';
 import type { AskInput, AskResult } from './ask.schema.ts';
@@ -8,6 +10,8 @@ import { type AskNote, NOTHING_RELEVANT } from './extractive.ts';
 
 /** Notes read to answer a question over the whole space: search's best, relevant ones only. */
 const NOTES_ASKED = 5;
+/** The most a question may keep the processing thread: about 100 times the p95 over a long meeting. */
+const ANSWER_BUDGET_MS = 10_000;
 /** Search's calibrated line between relevant and not (search.schema.ts, min_relevance). */
 const RELEVANT = 0.5;
 
@@ -44,8 +48,20 @@ export async function askNotes(deps: Deps, actor: Actor, input: AskInput): Promi
     input.question,
   );
   for (const note of notes) note.passages = similarities.get(note.id);
-  const answer = await deps.processing.ask(input.question, notes, input.max_citations);
-  return { ...answer, mode: 'extractive' };
+  try {
+    const answer = await deps.processing.ask(
+      input.question,
+      notes,
+      input.max_citations,
+      AbortSignal.timeout(ANSWER_BUDGET_MS),
+    );
+    return { ...answer, mode: 'extractive' };
+  } catch (err) {
+    if (!(err instanceof ProcessingTimeoutError)) throw err;
+    throw new AppError('unavailable', 'Answering took too long; ask again, or ask one note with note_id.', {
+      headers: { 'Retry-After': '1' },
+    });
+  }
 }
 
 function toAskNote(note: {
