@@ -368,6 +368,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ask": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the notes
+         * @description Answers a question from the notes, every sentence cited: `[n]` in `answer` refers to `citations[n-1]`, whose `quote` occurs verbatim in that note's transcript and whose `start_ms` is where it was said. With `note_id` one note is asked; otherwise the notes search finds relevant (within `from`, `to`, `tag`), grouped by note, newest first when the question is about time. When nothing relevant is found, `answered` is false and `citations` is empty. Without a language model the answer is extractive: sentences of the notes themselves. Scope: `search`.
+         */
+        post: operations["askNotes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "recording.ready": {
@@ -1542,6 +1562,46 @@ export interface components {
              * @example 86400
              */
             overlap_seconds?: number;
+        };
+        /**
+         * @example {
+         *       "answered": true,
+         *       "answer": "Speaker 1: The budget was exceeded by twelve percent, mostly on contractors. [1]",
+         *       "mode": "extractive",
+         *       "citations": [
+         *         {
+         *           "note_id": "note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W",
+         *           "title": "Q3 planning",
+         *           "created_at": "2026-11-20T14:00:00.000Z",
+         *           "quote": "The budget was exceeded by twelve percent, mostly on contractors.",
+         *           "speaker": "Speaker 1",
+         *           "start_ms": 754000,
+         *           "end_ms": 759500
+         *         }
+         *       ]
+         *     }
+         */
+        AskResponse: {
+            /** @description False when the notes hold nothing that answers the question. */
+            answered: boolean;
+            /** @description The answer; each `[n]` refers to `citations[n-1]`. One sentence saying so when not answered. */
+            answer: string;
+            /** @enum {string} */
+            mode: "extractive" | "generative";
+            citations: components["schemas"]["AskCitation"][];
+        };
+        AskCitation: {
+            /** @example note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W */
+            note_id: string;
+            title: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Verbatim from the note's transcript (after whitespace normalisation). */
+            quote: string;
+            speaker?: string;
+            /** @description Where the quoted turn starts in the recording. */
+            start_ms?: number;
+            end_ms?: number;
         };
     };
     responses: never;
@@ -3869,6 +3929,143 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RotatedSecret"];
+                };
+            };
+            /** @description Invalid input: wrong type, format, range, unknown body field or malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in this account and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than allowed. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is momentarily too busy (`unavailable`); nothing was changed. Retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    askNotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The question, in plain words: "What did Anna decide about pricing?", "Summarize the budget discussion".
+                     * @example What did we decide about the contractors budget?
+                     */
+                    question: string;
+                    /**
+                     * @description Ask this note only. Without it, the whole data space (within `from`, `to` and `tag`) is asked.
+                     * @example note_3hX9kQ2mLp7Vb4Zt1Yc8Rn6W
+                     */
+                    note_id?: string;
+                    /**
+                     * @description Created at or after (a bare date: from that day's start, UTC).
+                     * @example 2026-01-05
+                     */
+                    from?: string;
+                    /**
+                     * @description Created at or before (a bare date: through that whole UTC day).
+                     * @example 2026-02-28T18:00:00Z
+                     */
+                    to?: string;
+                    /**
+                     * @description (ext) Only notes with this exact tag (case-insensitive).
+                     * @example weekly
+                     */
+                    tag?: string;
+                    /**
+                     * @description Most citations (and so answer sentences) returned.
+                     * @default 8
+                     * @example 8
+                     */
+                    max_citations?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The answer with its citations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AskResponse"];
                 };
             };
             /** @description Invalid input: wrong type, format, range, unknown body field or malformed JSON. */

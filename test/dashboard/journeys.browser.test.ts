@@ -258,6 +258,25 @@ describe.runIf(browserAvailable())(
       await screenshot(page, 'note-audio');
     });
 
+    it('asks the notes: the answer cites the recording, and its citation plays the audio from the quoted moment', async () => {
+      await page.goto(`${server.url}/`);
+      await page.getByLabel('Ask your notes').fill('Who writes the incident report for the outage?');
+      await page.getByRole('button', { name: 'Ask', exact: true }).click();
+      await page.getByRole('heading', { name: /Answer to/ }).waitFor();
+      await expect(page.locator('.answer').textContent()).resolves.toContain('incident report');
+      const citation = page.locator('.citations li', { hasText: 'incident report' }).first();
+      await expect(citation.locator('blockquote').textContent()).resolves.toBe(
+        'I will write the incident report for the outage by Thursday.',
+      );
+      await expectAccessible(page);
+      await screenshot(page, 'ask');
+      await citation.getByRole('link').click();
+      await page.waitForURL(/\/notes\/note_\w+#at-13000$/);
+      await page.waitForFunction(
+        () => ((globalThis as any).document.querySelector('audio')?.currentTime ?? 0) >= 12.9,
+      );
+    });
+
     it('a note whose processing fails shows the reason without a reload by hand', async () => {
       await page.goto(`${server.url}/upload`);
       await page.setInputFiles('#file', {

@@ -276,6 +276,7 @@ export const API_MD_SCOPES: Record<string, Scope> = {
   'GET /v1/recordings/{id}': 'recordings:read',
   'GET /v1/recordings/{id}/audio': 'recordings:read',
   'POST /v1/search': 'search',
+  'POST /v1/ask': 'search',
   'GET /v1/action-items': 'actions:read',
   'PATCH /v1/action-items/{id}': 'actions:write',
   'POST /v1/webhooks': 'webhooks:manage',

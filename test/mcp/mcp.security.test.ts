@@ -8,6 +8,7 @@ import { callFails, callOk, ERAS, useMcpEndpoint } from './mcp-helpers.ts';
 const SCOPED_CALLS = (noteId: string, itemId: string) =>
   [
     ['search_notes', { query: 'budget' }, 'search'],
+    ['ask_notes', { question: 'What about the budget?', note_id: noteId }, 'search'],
     ['list_notes', {}, 'notes:read'],
     ['get_note', { note_id: noteId }, 'notes:read'],
     ['get_transcript', { note_id: noteId }, 'notes:read'],

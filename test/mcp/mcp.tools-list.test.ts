@@ -64,7 +64,7 @@ for (const dialect of DIALECTS) {
           idempotentHint: expect.any(Boolean),
           openWorldHint: false,
         });
-        const reads = /^(list|get|search)_/.test(tool.name);
+        const reads = /^(list|get|search|ask)_/.test(tool.name);
         expect(tool.annotations?.readOnlyHint, tool.name).toBe(reads);
         expect(tool.annotations?.destructiveHint, tool.name).toBe(!reads);
       }

@@ -9,6 +9,18 @@
     }
   });
 
+  // A citation of an answer opens its note at `#at-<ms>`: the audio is set to that moment and played when allowed.
+  const at = /^#at-(\d+)$/.exec(location.hash);
+  const atAudio = document.querySelector('audio');
+  if (at && atAudio) {
+    const start = () => {
+      atAudio.currentTime = Number(at[1]) / 1000;
+      atAudio.play().catch(() => {});
+    };
+    if (atAudio.readyState >= 1) start();
+    else atAudio.addEventListener('loadedmetadata', start, { once: true });
+  }
+
   document.addEventListener('click', (event) => {
     const target = event.target instanceof Element ? event.target.closest('[data-seek], [data-copy]') : null;
     if (!target) return;

@@ -19,8 +19,23 @@ export interface SearchHit {
   created_at: string;
 }
 
+/** An answer of POST /v1/ask as the Notes page shows it. */
+export interface AskView {
+  answered: boolean;
+  answer: string;
+  citations: {
+    note_id: string;
+    title: string;
+    created_at: string;
+    quote: string;
+    speaker?: string;
+    start_ms?: number;
+  }[];
+}
+
 export interface NotesQuery {
   q?: string;
+  ask?: string;
   tag?: string;
   from?: string;
   to?: string;
@@ -50,6 +65,7 @@ export function notesPage(
     query: NotesQuery;
     notes?: { items: NoteListItem[]; total: number; perPage: number };
     results?: SearchHit[];
+    answer?: AskView;
     error?: string;
   },
 ): Html {
@@ -58,6 +74,11 @@ export function notesPage(
   <label for="q">Search notes</label>
   <div class="row"><input id="q" name="q" type="search" value="${query.q ?? ''}" placeholder="e.g. budget went over plan">
   <button type="submit" class="primary">Search</button></div>
+</form>`;
+  const askForm = html`<form method="get" action="/" class="search ask">
+  <label for="ask">Ask your notes</label>
+  <div class="row"><input id="ask" name="ask" value="${query.ask ?? ''}" maxlength="1000" placeholder="e.g. What did we decide about the budget?">
+  <button type="submit">Ask</button></div>
 </form>`;
   const filters = html`<form method="get" action="/" class="filters" aria-label="Filter notes">
   <div><label for="tag">Tag</label><input id="tag" name="tag" value="${query.tag ?? ''}"></div>
@@ -68,6 +89,8 @@ export function notesPage(
   let body: Html;
   if (data.error) {
     body = html`<p class="flash error" role="alert">${data.error}</p>`;
+  } else if (data.answer) {
+    body = html`<h2>Answer to “${query.ask}”</h2>${askAnswer(data.answer)}<p><a href="/">All notes</a></p>`;
   } else if (data.results) {
     body = html`<h2>Results for “${query.q}”</h2>
 ${
@@ -111,8 +134,22 @@ ${
   return page(
     shell,
     { title: 'Notes', section: 'notes' },
-    html`<h1>Notes</h1>${searchForm}${filters}${body}`,
+    html`<h1>Notes</h1>${searchForm}${askForm}${filters}${body}`,
   );
+}
+
+/** The answer with its citations; each opens its note at the quoted line (`#at-<ms>` seeks the audio there). */
+function askAnswer(answer: AskView): Html {
+  if (!answer.answered) return html`<p class="answer">${answer.answer}</p>`;
+  const href = (c: AskView['citations'][number]) =>
+    c.start_ms !== undefined ? `/notes/${c.note_id}#at-${c.start_ms}` : `/notes/${c.note_id}`;
+  return html`<p class="answer">${answer.answer}</p>
+<ol class="citations">${answer.citations.map(
+    (c) =>
+      html`<li><a href="${href(c)}">${c.title}</a> <span class="meta">${when(c.created_at)}${
+        c.start_ms !== undefined ? html` · ${clock(c.start_ms)}` : ''
+      }${c.speaker ? html` · ${c.speaker}` : ''}</span><blockquote>${c.quote}</blockquote></li>`,
+  )}</ol>`;
 }
 
 export interface NoteDetailView {
@@ -243,7 +280,7 @@ ${
   note.segments?.length
     ? html`<ol class="transcript">${note.segments.map(
         (s) =>
-          html`<li>${seek(s.start_ms)} <span class="speaker">${names.get(s.speaker) ?? s.speaker}</span> <span class="text">${s.text}</span></li>`,
+          html`<li id="at-${s.start_ms}">${seek(s.start_ms)} <span class="speaker">${names.get(s.speaker) ?? s.speaker}</span> <span class="text">${s.text}</span></li>`,
       )}</ol>`
     : html`<p class="hint">${note.status === 'processing' ? 'Not transcribed yet.' : 'No transcript.'}</p>`
 }

@@ -6,6 +6,8 @@ import { zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
 import { UpdateActionItemBody } from '../action-items/action-items.schema.ts';
 import { updateActionItem } from '../action-items/action-items.service.ts';
+import { AskBody } from '../ask/ask.schema.ts';
+import { askNotes } from '../ask/ask.service.ts';
 import { ListNotesQuery, UpdateNoteBody } from '../notes/notes.schema.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../notes/notes.service.ts';
 import { UpdateSpeakersBody } from '../notes/speakers.schema.ts';
@@ -27,6 +29,7 @@ export const NOTES_PER_PAGE = 20;
 export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void {
   app.get('/', async (c) => {
     const q = c.req.query('q')?.trim() || undefined;
+    const ask = c.req.query('ask')?.trim() || undefined;
     const tag = c.req.query('tag')?.trim() || undefined;
     const from = c.req.query('from') || undefined;
     const to = c.req.query('to') || undefined;
@@ -34,6 +37,7 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
     const query: NotesQuery = {
       page: Number.isInteger(pageParam) && pageParam > 0 ? pageParam : 1,
       ...(q ? { q } : {}),
+      ...(ask ? { ask } : {}),
       ...(tag ? { tag } : {}),
       ...(from ? { from } : {}),
       ...(to ? { to } : {}),
@@ -41,6 +45,16 @@ export function notesRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): voi
     const shell = shellOf(c, assets.version);
     const actor = c.get('actor');
     try {
+      if (ask) {
+        const parsed = AskBody.safeParse({
+          question: ask,
+          ...(tag ? { tag } : {}),
+          ...(from ? { from } : {}),
+          ...(to ? { to } : {}),
+        });
+        if (!parsed.success) throw zodIssueToError(parsed.error);
+        return render(c, notesPage(shell, { query, answer: await askNotes(deps, actor, parsed.data) }));
+      }
       if (q) {
         const parsed = SearchBody.safeParse({
           query: q,

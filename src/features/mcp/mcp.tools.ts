@@ -1,4 +1,5 @@
 import { listActionItemsTool, updateActionItemTool } from './tools/action-items.tools.ts';
+import { askNotesTool } from './tools/ask.tools.ts';
 import { getNoteExportTool } from './tools/export.tools.ts';
 import {
   getNoteTool,
@@ -15,6 +16,7 @@ import { listWebhooksTool } from './tools/webhooks.tools.ts';
 /** Every tool /mcp offers, in the order `tools/list` shows them. */
 export const MCP_TOOLS: readonly ToolDefinition[] = [
   searchNotesTool,
+  askNotesTool,
   listNotesTool,
   getNoteTool,
   getTranscriptTool,

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ProcessingSettings } from '../../../config.ts';
 import { AppError } from '../../../lib/errors.ts';
+import type { Answer, AskNote } from '../../ask/extractive.ts';
 import type { Chunk, NoteContent } from '../../search/chunk-note.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
 import { type PreparedTranscript, prepareTranscriptText } from '../prepared-transcript.ts';
@@ -45,6 +46,8 @@ export interface ProcessingPool {
   analyze(input: AnalysisInput, signal?: AbortSignal): Promise<Analysis>;
   /** chunkNote in a thread. */
   chunk(content: NoteContent, signal?: AbortSignal): Promise<Chunk[]>;
+  /** The extractive answer to a question from the notes search located (in the requests thread: someone waits). */
+  ask(question: string, notes: AskNote[], maxCitations: number, signal?: AbortSignal): Promise<Answer>;
   /** Keeps a thread busy for `ms` (tests and benchmarks of the budget). */
   spin(ms: number, signal?: AbortSignal): Promise<void>;
   /**
@@ -82,7 +85,9 @@ export function createProcessingPool(settings: Pick<ProcessingSettings, 'threads
     try {
       // A budget spent before the task starts (on the analysis, say, before chunking) stops it the same way.
       signal?.throwIfAborted();
-      const pool = getPool(task.kind === 'prepare' || task.kind === 'json' ? 'requests' : 'jobs');
+      const pool = getPool(
+        task.kind === 'prepare' || task.kind === 'json' || task.kind === 'ask' ? 'requests' : 'jobs',
+      );
       outcome = (await pool.run(task, signal ? { signal } : {})) as ProcessingOutcome;
     } catch (err) {
       if (signal?.aborted)
@@ -100,6 +105,8 @@ export function createProcessingPool(settings: Pick<ProcessingSettings, 'threads
     parseJson: (bytes, options = {}) => run({ kind: 'json', bytes, ...options }),
     analyze: (input, signal) => run({ kind: 'analyze', input }, signal),
     chunk: (content, signal) => run({ kind: 'chunk', content }, signal),
+    ask: (question, notes, maxCitations, signal) =>
+      run({ kind: 'ask', question, notes, maxCitations }, signal),
     spin: (ms, signal) => run({ kind: 'spin', ms }, signal),
     async close() {
       const old = [pools.jobs, pools.requests];

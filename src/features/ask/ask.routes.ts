@@ -1,0 +1,44 @@
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import type { Deps } from '../../deps.ts';
+import type { AppEnv } from '../../http/context.ts';
+import { jsonBody } from '../../http/middleware.ts';
+import { bodyErrors, commonErrors, notFoundError, scopedRoute } from '../../http/schemas.ts';
+import { validationHook } from '../../http/validation.ts';
+import { AskBody, AskResponse } from './ask.schema.ts';
+import { askNotes } from './ask.service.ts';
+
+/** POST /v1/ask. */
+export function askRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.openapi(
+    createRoute(
+      scopedRoute('search', {
+        method: 'post',
+        path: '/',
+        tags: ['Search'],
+        operationId: 'askNotes',
+        summary: 'Ask the notes',
+        description:
+          'Answers a question from the notes, every sentence cited: `[n]` in `answer` refers to `citations[n-1]`, ' +
+          "whose `quote` occurs verbatim in that note's transcript and whose `start_ms` is where it was said. " +
+          'With `note_id` one note is asked; otherwise the notes search finds relevant (within `from`, `to`, ' +
+          '`tag`), grouped by note, newest first when the question is about time. When nothing relevant is ' +
+          'found, `answered` is false and `citations` is empty. Without a language model the answer is ' +
+          'extractive: sentences of the notes themselves.',
+        middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+        request: { body: { required: true, content: { 'application/json': { schema: AskBody } } } },
+        responses: {
+          200: {
+            description: 'The answer with its citations.',
+            content: { 'application/json': { schema: AskResponse } },
+          },
+          ...commonErrors,
+          ...notFoundError,
+          ...bodyErrors,
+        },
+      }),
+    ),
+    async (c) => c.json(await askNotes(deps, c.get('actor'), c.req.valid('json')), 200),
+  );
+  return app;
+}
