@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import { chunkNote } from '../../src/features/search/chunk-note.ts';
-import { createEmbedder } from '../../src/features/search/search-engine.ts';
+import { createEmbedder } from '../../src/features/search/embedders/load-embedder.ts';
 import type { AskMeeting } from './data.ts';
 
 /**

@@ -4,7 +4,6 @@ import { resultsRepo } from './repo/results.repo.ts';
 import type { Space } from './repo/search-rows.ts';
 import { vectorsRepo } from './repo/vectors.repo.ts';
 import { bytesToVector } from './search.tables.ts';
-import { getSearchEngine } from './search-engine.ts';
 
 /** A transcript passage of a note and how close in meaning a question is to it. */
 export interface PassageSimilarity {
@@ -24,7 +23,7 @@ export async function passageSimilarities(
   question: string,
 ): Promise<Map<string, PassageSimilarity[]>> {
   const out = new Map<string, PassageSimilarity[]>();
-  const engine = await getSearchEngine(deps);
+  const engine = await deps.search.engine();
   const embedder = engine.embedder;
   if (!engine.vectorsReady || !embedder || !noteIds.length) return out;
   const [query] = await embedder.embed([question], 'query');
