@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
+import { hostAllowList } from '../../http/host-allow-list.ts';
 import { actionItemsRoutes } from './action-items.routes.ts';
 import { loadAssets } from './assets.ts';
 import { authRoutes } from './auth.routes.ts';
@@ -41,6 +42,7 @@ export function dashboardApp(deps: Deps) {
     c.set('log', (c.env as { log?: Logger } | undefined)?.log ?? deps.logger);
     await next();
   });
+  app.use('*', hostAllowList(deps.config));
   app.get('/assets/:name', (c) => assets.serve(c, c.req.param('name')));
   // Forms are small; only Upload streams a large body (to disk, with its own limit). Checked before sign-in too.
   const formLimit = bodyLimit({
