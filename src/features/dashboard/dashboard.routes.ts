@@ -11,7 +11,7 @@ import type { DashEnv } from './dashboard.env.ts';
 import { keysRoutes } from './keys.routes.ts';
 import { mcpRoutes } from './mcp.routes.ts';
 import { notesRoutes } from './notes.routes.ts';
-import { PAGE_HEADERS } from './respond.ts';
+import { errorPage, PAGE_HEADERS } from './respond.ts';
 import { requireSession } from './session.ts';
 import { uploadRoutes } from './upload.routes.ts';
 import { webhooksRoutes } from './webhooks.routes.ts';
@@ -60,6 +60,7 @@ export function dashboardApp(deps: Deps) {
   keysRoutes(app, deps, assets);
   webhooksRoutes(app, deps, assets);
   mcpRoutes(app, deps, assets);
+  app.onError(errorPage);
   app.notFound((c) =>
     c.html('<!doctype html><title>Not found</title><p>Not found. <a href="/">Notes</a>', 404, PAGE_HEADERS),
   );
