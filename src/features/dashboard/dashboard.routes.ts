@@ -1,9 +1,11 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { matchedRoutes } from 'hono/route';
 import type { Logger } from 'pino';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { hostAllowList } from '../../http/host-allow-list.ts';
+import { labelRoute } from '../../http/metrics.ts';
 import { actionItemsRoutes } from './action-items.routes.ts';
 import { loadAssets } from './assets.ts';
 import { authRoutes } from './auth.routes.ts';
@@ -40,7 +42,11 @@ export function dashboardApp(deps: Deps) {
   const app = new Hono<DashEnv>();
   app.use('*', async (c, next) => {
     c.set('log', (c.env as { log?: Logger } | undefined)?.log ?? deps.logger);
+    // The request as the outer app has it (a body limit replaces c.req.raw on the way).
+    const request = c.req.raw;
     await next();
+    // The page's own route: middlewares ('*') registered after it match too.
+    labelRoute(request, matchedRoutes(c).findLast((r) => !r.path.endsWith('*'))?.path ?? '*');
   });
   app.use('*', hostAllowList(deps.config));
   app.get('/assets/:name', (c) => assets.serve(c, c.req.param('name')));
