@@ -189,6 +189,7 @@ describe('export formats (pure)', () => {
       let base = '';
       for (let j = 0; j < 1 + (i % 40); j++) base += alphabet[(i * 7 + j * 13) % alphabet.length];
       const name = /filename="([^"]*)"/.exec(contentDisposition(base, 'md'))![1]!;
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters must not appear
       expect(name).not.toMatch(/[/\\:*?"<>|\u0000-\u001f]/);
       expect(name.startsWith('.')).toBe(false);
     }

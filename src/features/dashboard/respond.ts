@@ -31,14 +31,13 @@ export function shellOf(c: Context<DashEnv>, assetVersion: string): Shell {
   };
 }
 
+/** A path on this server without whitespace or control characters (a Location header cannot carry them). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const LOCAL_PATH = /^\/(?![/\\])[^\s\u0000-\u001f\u007f]*$/;
+
 /** A local path to go back to after a form (never another site: `//host` and `/\host` are refused). */
 export function localPath(value: unknown, fallback: string): string {
-  // No whitespace or control character either: a Location header cannot carry them.
-  return typeof value === 'string' &&
-    value.length < 2000 &&
-    /^\/(?![/\\])[^\s\u0000-\u001f\u007f]*$/.test(value)
-    ? value
-    : fallback;
+  return typeof value === 'string' && value.length < 2000 && LOCAL_PATH.test(value) ? value : fallback;
 }
 
 /**
