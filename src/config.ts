@@ -46,6 +46,7 @@ export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   PUBLIC_URL: httpUrl.optional(),
   HOST: z.string().min(1).default('0.0.0.0'),
+  TRUST_PROXY: booleanFlag.default(false),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z
     .string()
@@ -133,6 +134,9 @@ export type Config = {
   /** The URL clients reach this server at (PUBLIC_URL), e.g. behind a proxy: the OpenAPI `servers` entry and the
    * dashboard's printed set-up links. Unset: http://localhost:PORT. */
   publicUrl?: string;
+  /** TRUST_PROXY: the client address of a request is the last X-Forwarded-For entry (the proxy's view), not the
+   * socket's; only behind a proxy that sets it. */
+  trustProxy: boolean;
   dataDir: string;
   /** `sqlite` (a file under dataDir unless DATABASE_URL names one) or `postgres`. */
   database: { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
@@ -315,6 +319,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL } : {}),
+    trustProxy: e.TRUST_PROXY,
     dataDir,
     database,
     logLevel: e.LOG_LEVEL,

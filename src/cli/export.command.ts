@@ -98,7 +98,7 @@ export async function exportNotes(ctx: Deps, dir: string, options: ExportOptions
   const account = await resolveAccount(ctx, options.account);
   const actor: Actor = { accountId: account.id, mode: options.mode, scopes: new Set(SCOPES), keyId: 'cli' };
   const target = path.resolve(dir);
-  await fsp.mkdir(target, { recursive: true });
+  await fsp.mkdir(target, { recursive: true, mode: 0o700 });
   const used = new Set<string>();
   const results: ExportedNote[] = [];
   for await (const { id, total } of exportableNoteIds(ctx, actor, options)) {
@@ -115,7 +115,9 @@ export async function exportNotes(ctx: Deps, dir: string, options: ExportOptions
       name = `${name.slice(0, -ext.length)} (${id.slice(-6)})${ext}`;
     }
     used.add(name.toLowerCase());
-    await fsp.writeFile(path.join(target, name), file.body, 'utf8');
+    // Notes are private: owner-only, like DATA_DIR (chmod too, for a file that existed with wider rights).
+    await fsp.writeFile(path.join(target, name), file.body, { encoding: 'utf8', mode: 0o600 });
+    await fsp.chmod(path.join(target, name), 0o600);
     results.push({ note_id: id, file: name });
     options.onFile?.(results.length, total, name);
   }

@@ -10,6 +10,7 @@ import { webhooksFairness } from './migrations/0008-webhooks-fairness.ts';
 import { searchNotesBySpace } from './migrations/0009-search-notes-by-space.ts';
 import { dashboardUsers } from './migrations/0010-dashboard-users.ts';
 import { webhookSecretRotation } from './migrations/0011-webhook-secret-rotation.ts';
+import { signInAttempts } from './migrations/0012-sign-in-attempts.ts';
 import { languages } from './migrations/0013-languages.ts';
 import type { Db, Dialect } from './schema.ts';
 
@@ -39,6 +40,7 @@ export const MIGRATIONS: Migration[] = [
   searchNotesBySpace,
   dashboardUsers,
   webhookSecretRotation,
+  signInAttempts,
   languages,
 ];
 

@@ -232,10 +232,17 @@ export interface SessionsTable {
 }
 
 /** Failed sign-ins per email in the current window (brute-force protection). */
-export interface SignInFailuresTable {
-  email: string;
-  failures: number;
+export interface SignInAttemptsTable {
+  subject: string;
+  address: string;
   window_start: Iso;
+  attempts: number;
+}
+
+export interface SignInKnownAddressesTable {
+  subject: string;
+  address: string;
+  last_success_at: Iso;
 }
 
 export interface Database {
@@ -257,7 +264,8 @@ export interface Database {
   users: UsersTable;
   setup_links: SetupLinksTable;
   sessions: SessionsTable;
-  sign_in_failures: SignInFailuresTable;
+  sign_in_attempts: SignInAttemptsTable;
+  sign_in_known_addresses: SignInKnownAddressesTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

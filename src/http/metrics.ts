@@ -25,6 +25,14 @@ async function countByStatus(deps: Deps, table: 'jobs' | 'deliveries'): Promise<
   return new Map(rows.map((r) => [r.status, Number(r.n)]));
 }
 
+/** Route templates matched by apps mounted inside this one (the dashboard), by request. */
+const routeLabels = new WeakMap<Request, string>();
+
+/** Records the route template a mounted app matched for this request, for the `route` label. */
+export function labelRoute(request: Request, template: string): void {
+  routeLabels.set(request, template);
+}
+
 /**
  * `GET /metrics` in the Prometheus text format, when METRICS_ENABLED: requests by route template and status with
  * latency histograms, jobs and webhook deliveries by state, queue depths, and the process's default metrics
@@ -98,7 +106,8 @@ export function mountMetrics(app: OpenAPIHono<AppEnv>, deps: Deps): void {
   app.use('*', async (c, next) => {
     const started = process.hrtime.bigint();
     await next();
-    const template = routePath(c, -1);
+    // A request the dashboard app answered carries the template it matched there (labelRoute).
+    const template = routeLabels.get(c.req.raw) ?? routePath(c, -1);
     // Unmatched paths are one series, not one per path a scanner tries.
     const route = template.endsWith('*') ? '(unmatched)' : template;
     const labels = { method: c.req.method, route, status: String(c.res.status) };

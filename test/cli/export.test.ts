@@ -47,6 +47,8 @@ for (const dialect of DIALECTS) {
         `2026-03-02 Weekly sync (${first.id.slice(-6)}).md`,
       ]);
       expect(fs.readdirSync(dir).sort()).toEqual([...files].sort());
+      // Notes are private: owner-only files, like DATA_DIR.
+      for (const file of files) expect(fs.statSync(path.join(dir, file)).mode & 0o777).toBe(0o600);
       const md = fs.readFileSync(path.join(dir, files[0]!), 'utf8');
       expect(
         md.startsWith('---\ntitle: "Q3 budget: review / \\"final\\""\ndate: "2026-04-10T09:00:00.000Z"\n'),

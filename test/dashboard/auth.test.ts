@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSetupLink, MAX_SIGN_IN_FAILURES } from '../../src/features/users/users.service.ts';
+import { MAX_ATTEMPTS_PER_CLIENT as MAX_SIGN_IN_FAILURES } from '../../src/features/users/sign-in-limits.ts';
+import { createSetupLink } from '../../src/features/users/users.service.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { csrfIn, DashboardClient } from './dashboard-client.ts';
@@ -55,13 +56,17 @@ describe.each(DIALECTS)('dashboard sign-in and sessions (%s)', (dialect) => {
     await client.request('POST', '/setup', {
       form: { _csrf: csrfIn(setup.text), token, password: PASSWORD, confirm: PASSWORD },
     });
-    const page = await client.get('/sign-in');
+    const page = await client.request('GET', '/sign-in', { headers: { 'x-forwarded-proto': 'https' } });
+    // Behind HTTPS the pre-session CSRF cookie is host-only (`__Host-`), so a subdomain cannot plant a pair.
+    const csrfCookie = page.headers.getSetCookie().find((c) => c.startsWith('__Host-minutes_csrf='))!;
+    expect(csrfCookie).toMatch(/Secure/i);
     const res = await h.app.request('/sign-in', {
       method: 'POST',
       redirect: 'manual',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
-        cookie: `minutes_csrf=${client.cookies.get('minutes_csrf')}`,
+        cookie: csrfCookie.split(';')[0]!,
+        origin: 'https://localhost',
         'x-forwarded-proto': 'https',
       },
       body: new URLSearchParams({ _csrf: csrfIn(page.text), email: t.email, password: PASSWORD }).toString(),

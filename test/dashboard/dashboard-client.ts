@@ -2,17 +2,26 @@ import type { buildApp } from '../../src/app.ts';
 import { createSetupLink } from '../../src/features/users/users.service.ts';
 import type { Harness, Tenant } from '../helpers/harness.ts';
 
-/** A browser-like client of the dashboard over app.request: keeps cookies, reads CSRF fields, posts forms. */
+/**
+ * A browser-like client of the dashboard over app.request: keeps cookies, reads CSRF fields, posts forms with
+ * this server's Origin (as browsers do), from a client address (the socket's peer the server sees).
+ */
 export class DashboardClient {
   readonly cookies = new Map<string, string>();
-  constructor(private readonly app: ReturnType<typeof buildApp>) {}
+  constructor(
+    private readonly app: ReturnType<typeof buildApp>,
+    private readonly address = '203.0.113.10',
+  ) {}
 
   async request(
     method: string,
     path: string,
     init: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {},
   ) {
-    const headers: Record<string, string> = { ...init.headers };
+    const headers: Record<string, string> = {
+      ...(method === 'GET' || method === 'HEAD' ? {} : { origin: 'http://localhost' }),
+      ...init.headers,
+    };
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     let body: string | undefined;
     if (init.form) {
@@ -21,7 +30,8 @@ export class DashboardClient {
       body = params.toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    const res = await this.app.request(path, { method, headers, body, redirect: 'manual' });
+    const env = { incoming: { socket: { remoteAddress: this.address } } };
+    const res = await this.app.request(path, { method, headers, body, redirect: 'manual' }, env);
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const [name, ...rest] = pair!.split('=');

@@ -129,7 +129,10 @@ describe.each(DIALECTS)('dashboard pages over the services (%s)', (dialect) => {
         method: 'POST',
         body: form,
         redirect: 'manual',
-        headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+        headers: {
+          cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+          origin: 'http://localhost',
+        },
       });
     const json = new FormData();
     json.set('_csrf', csrf);

@@ -157,7 +157,41 @@ describe('export formats (pure)', () => {
       `attachment; filename="2026-11-20 Reunion ete.md"; filename*=UTF-8''2026-11-20%20R%C3%A9union%20%C3%A9t%C3%A9.md`,
     );
     expect(contentDisposition('2026-11-20 会議', 'txt')).toMatch(
-      /^attachment; filename="2026-11-20 .txt"; filename\*=UTF-8''/,
+      /^attachment; filename="2026-11-20.txt"; filename\*=UTF-8''/,
     );
+  });
+
+  it('the ASCII filename is sanitised after normalising: fullwidth separators cannot become a path', () => {
+    const header = contentDisposition('2026-11-20 ..／..／etc／passwd＜＞？＊｜＂＼：', 'md');
+    const ascii = /filename="([^"]*)"/.exec(header)![1]!;
+    expect(ascii).toBe('2026-11-20 .. .. etc passwd.md');
+    expect(ascii).not.toMatch(/[/\\:*?"<>|]/);
+    expect(/filename="([^"]*)"/.exec(contentDisposition('．．／．．／', 'md'))![1]).toBe('note.md');
+    expect(/filename="([^"]*)"/.exec(contentDisposition('..', 'txt'))![1]).toBe('note.txt');
+    // Any text: never a separator, quote, control or dot name in `filename`.
+    const alphabet = [
+      '／',
+      '＼',
+      '．',
+      '.',
+      '/',
+      '"',
+      '\\',
+      '\u0000',
+      '＂',
+      'a',
+      ' ',
+      '％',
+      '\u2215',
+      '\uff0e',
+    ];
+    for (let i = 0; i < 500; i++) {
+      let base = '';
+      for (let j = 0; j < 1 + (i % 40); j++) base += alphabet[(i * 7 + j * 13) % alphabet.length];
+      const name = /filename="([^"]*)"/.exec(contentDisposition(base, 'md'))![1]!;
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters must not appear
+      expect(name).not.toMatch(/[/\\:*?"<>|\u0000-\u001f]/);
+      expect(name.startsWith('.')).toBe(false);
+    }
   });
 });

@@ -294,6 +294,7 @@ for (const dialect of DIALECTS) {
         expect(res.headers.get('content-type')).toBe('audio/wav');
         expect(res.headers.get('content-length')).toBe(String(bytes.length));
         expect(res.headers.get('accept-ranges')).toBe('bytes');
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
         expect(res.headers.get('etag')).toBe(`"${id}-${bytes.length}"`);
         expect(res.headers.get('content-disposition')).toBe(`inline; filename="${id}.wav"`);
         expect(body.equals(bytes)).toBe(true);

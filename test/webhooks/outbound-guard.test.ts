@@ -4,6 +4,7 @@ import {
   createOutboundAgents,
   createOutboundPolicy,
   guardedPost,
+  REFUSED_PRIVATE_ADDRESS,
   resolveTarget,
   TargetRefusedError,
 } from '../../src/features/webhooks/outbound/guarded-request.ts';
@@ -154,7 +155,7 @@ describe('resolveTarget (delivery)', () => {
     // The message a key holder reads says why, not what the name resolved to (issue 11); the operator's
     // detail does.
     const refusal = await resolveTarget(new URL('https://localhost:8443/hook'), strict).catch((e) => e);
-    expect(refusal.message).toMatch(/^Refused: private address\./);
+    expect(refusal.message).toMatch(/^Refused: no public address\./);
     expect(refusal.message).not.toMatch(/127\.0\.0\.1|::1|a loopback address/);
     expect(refusal.detail).toMatch(/localhost resolves to (127\.0\.0\.1|::1) \(loopback\)/);
   });
@@ -194,8 +195,12 @@ describe('resolveTarget (delivery)', () => {
     await expect(resolveTarget(new URL('http://localhost/x'), byName)).rejects.toThrow(/https/);
   });
 
-  it('reports a name that does not resolve', async () => {
-    await expect(resolveTarget(new URL('https://no-such-host.invalid/x'), strict)).rejects.toThrow(
+  it('reports a name that does not resolve as a private one is, with the lookup failure in the detail only', async () => {
+    const refusal = await resolveTarget(new URL('https://no-such-host.invalid/x'), strict).catch((e) => e);
+    expect(refusal).toBeInstanceOf(TargetRefusedError);
+    expect(refusal.message).toBe(REFUSED_PRIVATE_ADDRESS);
+    expect(refusal.detail).toMatch(/DNS lookup of no-such-host\.invalid failed/);
+    await expect(resolveTarget(new URL('https://no-such-host.invalid/x'), permissive)).rejects.toThrow(
       /DNS lookup of no-such-host\.invalid failed/,
     );
   });

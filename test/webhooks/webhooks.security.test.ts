@@ -48,7 +48,7 @@ const PRIVATE_URLS = [
 const LOCAL_NAMES = ['https://localhost/hook', 'https://LOCALHOST./h', 'https://metadata.localhost/hook'];
 
 /** The attempt log says the target was refused, never what the host name resolved to (issue 11). */
-const LOOPBACK_REFUSED = /^Refused: private address\.(?!.*(127\.0\.0\.1|::1))/;
+const LOOPBACK_REFUSED = /^Refused: no public address\.(?!.*(127\.0\.0\.1|::1))/;
 
 /** A logger that keeps every line, at the most verbose level. */
 function captureLogs() {

@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { setupInvalidPage, setupPage, signInPage } from '../../../web/pages/auth.pages.ts';
 import type { Deps } from '../../deps.ts';
+import { clientAddress } from '../../http/client-address.ts';
 import { AppError } from '../../lib/errors.ts';
 import { ensureSeeded } from '../test-mode/seed.service.ts';
 import {
@@ -58,7 +59,19 @@ export function authRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): void
     }
     const email = field(form, 'email');
     const next = localPath(field(form, 'next'), '/');
-    const result = await signIn(deps, { email, password: field(form, 'password') });
+    let result: Awaited<ReturnType<typeof signIn>>;
+    try {
+      result = await signIn(deps, {
+        email,
+        password: field(form, 'password'),
+        clientAddress: clientAddress(c, deps.config.trustProxy),
+      });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'unavailable') throw err;
+      const res = render(c, signInPage(v, { csrf, email, next, error: err.message }), 503);
+      res.headers.set('Retry-After', '5');
+      return res;
+    }
     if (!result.ok) {
       const error =
         result.reason === 'locked'

@@ -1,8 +1,11 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { matchedRoutes } from 'hono/route';
 import type { Logger } from 'pino';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
+import { hostAllowList } from '../../http/host-allow-list.ts';
+import { labelRoute } from '../../http/metrics.ts';
 import { actionItemsRoutes } from './action-items.routes.ts';
 import { loadAssets } from './assets.ts';
 import { authRoutes } from './auth.routes.ts';
@@ -10,7 +13,7 @@ import type { DashEnv } from './dashboard.env.ts';
 import { keysRoutes } from './keys.routes.ts';
 import { mcpRoutes } from './mcp.routes.ts';
 import { notesRoutes } from './notes.routes.ts';
-import { PAGE_HEADERS } from './respond.ts';
+import { errorPage, PAGE_HEADERS } from './respond.ts';
 import { requireSession } from './session.ts';
 import { uploadRoutes } from './upload.routes.ts';
 import { webhooksRoutes } from './webhooks.routes.ts';
@@ -39,8 +42,13 @@ export function dashboardApp(deps: Deps) {
   const app = new Hono<DashEnv>();
   app.use('*', async (c, next) => {
     c.set('log', (c.env as { log?: Logger } | undefined)?.log ?? deps.logger);
+    // The request as the outer app has it (a body limit replaces c.req.raw on the way).
+    const request = c.req.raw;
     await next();
+    // The page's own route: middlewares ('*') registered after it match too.
+    labelRoute(request, matchedRoutes(c).findLast((r) => !r.path.endsWith('*'))?.path ?? '*');
   });
+  app.use('*', hostAllowList(deps.config));
   app.get('/assets/:name', (c) => assets.serve(c, c.req.param('name')));
   // Forms are small; only Upload streams a large body (to disk, with its own limit). Checked before sign-in too.
   const formLimit = bodyLimit({
@@ -58,6 +66,7 @@ export function dashboardApp(deps: Deps) {
   keysRoutes(app, deps, assets);
   webhooksRoutes(app, deps, assets);
   mcpRoutes(app, deps, assets);
+  app.onError(errorPage);
   app.notFound((c) =>
     c.html('<!doctype html><title>Not found</title><p>Not found. <a href="/">Notes</a>', 404, PAGE_HEADERS),
   );

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Html } from '../../../web/html.ts';
+import { type Html, html } from '../../../web/html.ts';
 import type { Shell } from '../../../web/layout.ts';
 import { AppError, ERROR_CODES } from '../../lib/errors.ts';
 import type { DashEnv } from './dashboard.env.ts';
@@ -31,11 +31,13 @@ export function shellOf(c: Context<DashEnv>, assetVersion: string): Shell {
   };
 }
 
+/** A path on this server without whitespace or control characters (a Location header cannot carry them). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const LOCAL_PATH = /^\/(?![/\\])[^\s\u0000-\u001f\u007f]*$/;
+
 /** A local path to go back to after a form (never another site: `//host` and `/\host` are refused). */
 export function localPath(value: unknown, fallback: string): string {
-  return typeof value === 'string' && /^\/(?![/\\])[^\s]*$/.test(value) && value.length < 2000
-    ? value
-    : fallback;
+  return typeof value === 'string' && value.length < 2000 && LOCAL_PATH.test(value) ? value : fallback;
 }
 
 /**
@@ -80,4 +82,20 @@ export function fields(form: Record<string, unknown>, name: string): string[] {
   const v = form[name] ?? form[`${name}[]`];
   if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string');
   return typeof v === 'string' ? [v] : [];
+}
+
+/**
+ * The dashboard's answer to an error a page did not handle: an AppError (bad input, not found) is a page with its
+ * message and status; anything else is logged and a 500 page without details.
+ */
+export function errorPage(err: Error, c: Context<DashEnv>): Response {
+  const known = err instanceof AppError;
+  if (!known) c.get('log').error({ err }, 'dashboard page failed');
+  const status = known ? statusOf(err) : 500;
+  const message = known ? err.message : 'Something went wrong on our side. Try again in a moment.';
+  return render(
+    c,
+    html`<!doctype html><title>Error</title><p>${message}</p><p><a href="/">Notes</a></p>`,
+    status,
+  );
 }

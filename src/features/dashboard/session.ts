@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Deps } from '../../deps.ts';
+import { requestHost } from '../../http/host-allow-list.ts';
 import { SCOPES } from '../api-keys/scopes.ts';
 import { newToken, sameString } from '../users/tokens.ts';
 import { usersRepo } from '../users/users.repo.ts';
@@ -44,31 +45,42 @@ export function csrfOf(sessionToken: string): string {
 
 /** The pre-session CSRF token (set as a cookie if absent); forms before sign-in carry it. */
 export function preSessionCsrf(c: Context): string {
-  const existing = getCookie(c, PRE_SESSION_COOKIE);
+  const existing = getCookie(c, preSessionCookie(c));
   if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
   const token = newToken();
-  setCookie(c, PRE_SESSION_COOKIE, token, cookieOptions(c));
+  setCookie(c, preSessionCookie(c), token, cookieOptions(c));
   return token;
 }
 
+/**
+ * Behind HTTPS the double-submit cookie has the `__Host-` prefix: browsers accept it only from this exact host
+ * (Secure, no Domain), so a sibling subdomain cannot plant a matching pair.
+ */
+function preSessionCookie(c: Context): string {
+  return isHttps(c) ? `__Host-${PRE_SESSION_COOKIE}` : PRE_SESSION_COOKIE;
+}
+
 export function checkPreSessionCsrf(c: Context, submitted: string | undefined): boolean {
-  const cookie = getCookie(c, PRE_SESSION_COOKIE);
+  const cookie = getCookie(c, preSessionCookie(c));
   return !!cookie && !!submitted && sameString(cookie, submitted);
 }
 
+/** The `host[:port]` of an absolute http(s) URL, lower case; null for anything else (including `null`). */
+function hostOfUrl(value: string): string | null {
+  if (!URL.canParse(value)) return null;
+  const url = new URL(value);
+  return /^https?:$/.test(url.protocol) ? url.host.toLowerCase() : null;
+}
+
 /**
- * A state-changing request from another site is refused before its body is read: browsers send `Origin` with
- * every POST; when present it must be this server's. (The CSRF token is checked as well, once the form is read.)
+ * A state-changing request from another site is refused before its body is read: it must carry an Origin, or
+ * failing that a Referer, of this server's host. Browsers send Origin with every POST (a Referer when a policy
+ * strips it); a request with neither is refused too, so only clients that say where they come from pass.
+ * (The CSRF token is checked as well.)
  */
 export function sameOrigin(c: Context): boolean {
-  const origin = c.req.header('origin');
-  if (origin === undefined) return true;
-  const host = c.req.header('x-forwarded-host')?.split(',')[0]?.trim() || c.req.header('host');
-  try {
-    return new URL(origin).host === host;
-  } catch {
-    return false;
-  }
+  const source = c.req.header('origin') ?? c.req.header('referer');
+  return source !== undefined && hostOfUrl(source) === requestHost(c);
 }
 
 export function setFlash(c: Context, flash: Flash): void {
@@ -92,7 +104,7 @@ function takeFlash(c: Context): Flash | undefined {
 /**
  * Pages behind sign-in: resolves the cookie's session (idle and absolute expiry are checked in the database),
  * sets the actor for the services, and on POST requires the same origin and the session's CSRF token (form field
- * `_csrf` or header `X-CSRF-Token`; a multipart upload checks its field itself, see `csrfFieldOk`).
+ * `_csrf`, url-encoded or multipart, or header `X-CSRF-Token`; Upload checks its streamed field, `csrfFieldOk`).
  * Without a session a GET is sent to the sign-in page, anything else gets a 401 page.
  */
 export function requireSession(deps: Deps): MiddlewareHandler<DashEnv> {
@@ -112,8 +124,9 @@ export function requireSession(deps: Deps): MiddlewareHandler<DashEnv> {
     const csrf = csrfOf(token);
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       if (!sameOrigin(c)) return c.text('Cross-site request refused.', 403);
-      const multipart = /^multipart\/form-data/i.test(c.req.header('content-type') ?? '');
-      if (!multipart) {
+      // Upload streams its multipart body to disk and checks the field there (csrfFieldOk); every other body of
+      // any content type must carry the token in the header or a form field.
+      if (c.req.path !== '/upload') {
         const header = c.req.header('x-csrf-token');
         const submitted = header ?? (await formField(c, '_csrf'));
         if (!submitted || !sameString(submitted, csrf)) {
@@ -140,12 +153,19 @@ export function requireSession(deps: Deps): MiddlewareHandler<DashEnv> {
   };
 }
 
-/** The form's value of one field (url-encoded bodies; Hono caches the parsed body for the handler). */
+/**
+ * The form's value of one field, url-encoded or multipart (bodies here are at most FORM_MAX_BYTES; Hono caches
+ * the parsed body for the handler); undefined for any other content type or a body that does not parse.
+ */
 async function formField(c: Context, name: string): Promise<string | undefined> {
   const type = c.req.header('content-type') ?? '';
-  if (!/^application\/x-www-form-urlencoded/i.test(type)) return undefined;
-  const value = (await c.req.parseBody({ all: true }))[name];
-  return typeof value === 'string' ? value : undefined;
+  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) return undefined;
+  try {
+    const value = (await c.req.parseBody({ all: true }))[name];
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function csrfFieldOk(c: Context<DashEnv>, fields: readonly [string, string][]): boolean {

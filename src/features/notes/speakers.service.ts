@@ -3,17 +3,18 @@ import { AppError, notFound } from '../../lib/errors.ts';
 import { isId } from '../../lib/ids.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
-import { refreshNoteIndex } from '../search/index-note.ts';
 import { notesRepo } from './notes.repo.ts';
 import { renderTranscript } from './notes.view.ts';
+import { enqueueReindex } from './reindex-note.job.ts';
 import { speakersRepo } from './speakers.repo.ts';
 import type { UpdateSpeakersInput } from './speakers.schema.ts';
 
 /**
  * Renames speakers of a note and/or merges two of its labels; what refers to a speaker follows, in one
  * transaction: the segments and the transcript lines (a merge relabels the turns of `from`), the speakers list
- * (`from` goes; names are set), and action-item assignees that carried a speaker's old display name. Then the
- * note's search index is rebuilt (its passages read `Name: text`). A merge applies before the names.
+ * (`from` goes; names are set), and action-item assignees that carried a speaker's old display name. The
+ * rebuild of the note's search index (its passages read `Name: text`) is queued in the same transaction and runs
+ * in the workers (reindex-note.job.ts), so a large note answers at once. A merge applies before the names.
  *
  * 400 (`parameter_invalid`) for a label the note does not have, 404 for a note of another account or mode.
  * Returns `{id, speakers}` as `PATCH /v1/notes/:id/speakers` answers. Called by REST and MCP (`rename_speakers`).
@@ -68,8 +69,8 @@ export async function updateSpeakers(deps: Deps, actor: Actor, noteId: string, i
     }
     for (const s of input.speakers ?? []) await speakersRepo.rename(trx, noteId, s.label, s.name);
     await speakersRepo.reassign(trx, noteId, assignees, now);
+    await enqueueReindex(trx, space, noteId, deps);
     return notesRepo.speakers(trx, noteId);
   });
-  await refreshNoteIndex(deps, space, noteId);
   return { id: noteId, speakers };
 }

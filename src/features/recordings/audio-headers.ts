@@ -13,6 +13,8 @@ export function audioResponseHeaders(
     'Accept-Ranges': 'bytes',
     ETag: audio.etag,
     'Cache-Control': 'private, no-cache',
+    // The stored type came from the uploader: a browser must not sniff the bytes into HTML.
+    'X-Content-Type-Options': 'nosniff',
   };
   if (audio.range) headers['Content-Range'] = `bytes ${audio.range.start}-${audio.range.end}/${audio.size}`;
   return headers;

@@ -21,8 +21,11 @@ export function startRetentionSweeper(
   const pass = async () => {
     try {
       const counts = await purgeExpired(deps.db, deps.config.retention);
-      if (counts.events || counts.deliveries || counts.idempotencyKeys) {
-        deps.logger.info(counts, 'retention: purged expired events, deliveries and idempotency keys');
+      if (counts.events || counts.deliveries || counts.idempotencyKeys || counts.signIns) {
+        deps.logger.info(
+          counts,
+          'retention: purged expired events, deliveries, idempotency keys and sign-in records',
+        );
       }
     } catch (err) {
       deps.logger.warn({ err }, 'retention: purge failed; retrying at the next pass');

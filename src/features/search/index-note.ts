@@ -159,13 +159,18 @@ const INDEX_ROUNDS = 5;
  * search catch-up and by `reindex` (processing writes the index in its own publishing transaction). Throws
  * when the embedder fails.
  */
-export async function indexNote(deps: Deps, space: Space, noteId: string): Promise<'indexed' | 'removed'> {
+export async function indexNote(
+  deps: Deps,
+  space: Space,
+  noteId: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<'indexed' | 'removed'> {
   const engine = await deps.search.engine();
   for (let round = 1; ; round++) {
     const note = await notesRepo.find(deps.db, space, noteId);
     const prepared =
       note?.status === 'ready'
-        ? await prepareNoteIndex(deps, engine, noteId, await storedContent(deps.db, note))
+        ? await prepareNoteIndex(deps, engine, noteId, await storedContent(deps.db, note), options)
         : undefined;
     const result = await deps.db.transaction().execute(async (trx) => {
       const current = await lockNote(trx, deps, space, noteId);

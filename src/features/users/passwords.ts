@@ -7,6 +7,46 @@ import { AppError } from '../../lib/errors.ts';
  */
 const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
+/**
+ * Hashes running at once: libuv's pool (4 threads by default) also serves file
+ * reads and DNS, so sign-ins, which anyone can send, never take more than half of it.
+ */
+export const MAX_CONCURRENT_HASHES = 2;
+/** Hashes waiting for a slot; beyond this a sign-in is answered 503 at once instead of queueing without end. */
+export const MAX_QUEUED_HASHES = 64;
+
+let running = 0;
+let peak = 0;
+const waiting: (() => void)[] = [];
+
+/** Runs one hash within the cap; throws `unavailable` (503) when the queue is full. */
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT_HASHES) {
+    if (waiting.length >= MAX_QUEUED_HASHES) {
+      throw new AppError('unavailable', 'Too many sign-ins are being checked right now. Try again shortly.');
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else {
+    running++;
+  }
+  peak = Math.max(peak, running);
+  try {
+    return await work();
+  } finally {
+    const nextInLine = waiting.shift();
+    // The slot passes straight to the next in line, so `running` never dips and no newcomer overtakes it.
+    if (nextInLine) nextInLine();
+    else running--;
+  }
+}
+
+/** The most hashes that ran at once since the last reset (for tests and the isolation bench). */
+export function hashingPeak(reset = false): number {
+  const value = peak;
+  if (reset) peak = running;
+  return value;
+}
+
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 256;
 
@@ -23,13 +63,14 @@ export function checkPasswordRules(password: string): void {
 }
 
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, OPTIONS as never);
+  return withHashSlot(() => hash(password, OPTIONS as never));
 }
 
 export async function verifyPassword(stored: string, password: string): Promise<boolean> {
   try {
-    return await verify(stored, password);
-  } catch {
+    return await withHashSlot(() => verify(stored, password));
+  } catch (err) {
+    if (err instanceof AppError) throw err;
     return false;
   }
 }
@@ -38,6 +79,9 @@ let decoy: Promise<string> | undefined;
 
 /** Spends the time of one verification, so an unknown email answers as slowly as a wrong password. */
 export async function verifyDecoy(password: string): Promise<void> {
-  decoy ??= hashPassword('decoy password that matches nothing');
+  decoy ??= hashPassword('decoy password that matches nothing').catch((err) => {
+    decoy = undefined;
+    throw err;
+  });
   await verifyPassword(await decoy, password);
 }

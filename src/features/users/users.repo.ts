@@ -51,17 +51,4 @@ export const usersRepo = {
     db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute(),
   deleteSessionsOf: (db: Db, userId: string) =>
     db.deleteFrom('sessions').where('user_id', '=', userId).execute(),
-
-  failures: (db: Db, email: string) =>
-    db.selectFrom('sign_in_failures').selectAll().where('email', '=', email).executeTakeFirst(),
-  saveFailures: (db: Db, row: { email: string; failures: number; window_start: string }) =>
-    db
-      .insertInto('sign_in_failures')
-      .values(row)
-      .onConflict((oc) =>
-        oc.column('email').doUpdateSet({ failures: row.failures, window_start: row.window_start }),
-      )
-      .execute(),
-  clearFailures: (db: Db, email: string) =>
-    db.deleteFrom('sign_in_failures').where('email', '=', email).execute(),
 };

@@ -6,6 +6,7 @@ import { nowIso, toIso } from '../../lib/time.ts';
 import { accountsRepo } from '../accounts/accounts.repo.ts';
 import { createAccount } from '../accounts/accounts.service.ts';
 import { checkPasswordRules, hashPassword, verifyDecoy, verifyPassword } from './passwords.ts';
+import { chargeSignInAttempt, clearSignInAttempts, recordSignInSuccess } from './sign-in-limits.ts';
 import { hashToken, isToken, newToken } from './tokens.ts';
 import { usersRepo } from './users.repo.ts';
 
@@ -17,9 +18,6 @@ export const SESSION_IDLE_MS = 24 * 3600_000;
 export const SESSION_MAX_MS = 14 * 24 * 3600_000;
 /** Sessions are touched at most this often (one write a minute, not one per request). */
 const TOUCH_INTERVAL_MS = 60_000;
-/** Brute-force protection: this many failed sign-ins for one email in the window lock it for the window. */
-export const MAX_SIGN_IN_FAILURES = 5;
-export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
 /** The account's user, created (without a password) on first need; its email is the account's. */
 export async function ensureUser(deps: Deps, accountId: string): Promise<UsersTable> {
@@ -74,7 +72,7 @@ export async function findSetupLinkUser(deps: Deps, token: string | undefined): 
 
 /**
  * Sets the password through a set-up link: the link is used up, the user's other links and all their sessions
- * end (a reset signs every browser out). Returns the user.
+ * end (a reset signs every browser out), and the sign-in attempt limits on the email are lifted. Returns the user.
  */
 export async function completeSetup(
   deps: Deps,
@@ -94,6 +92,7 @@ export async function completeSetup(
     await usersRepo.setPassword(trx, user.id, passwordHash, nowIso());
     await usersRepo.deleteOtherSetupLinks(trx, user.id, tokenHash);
     await usersRepo.deleteSessionsOf(trx, user.id);
+    await clearSignInAttempts(trx, user.email);
     return user;
   });
 }
@@ -104,41 +103,30 @@ export type SignInResult =
   | { ok: false; reason: 'locked'; retryAfterSeconds: number };
 
 /**
- * Checks email and password. After MAX_SIGN_IN_FAILURES failures for one email within SIGN_IN_WINDOW_MS the email
- * is locked until the window ends, whether the password is right or not (counted in the database, so for every
- * node). An unknown email costs the same hashing time as a wrong password.
+ * Checks email and password from a client address. The attempt is counted before the password is hashed
+ * (sign-in-limits.ts: per email and address, and per email from addresses the account has not signed in from),
+ * so parallel attempts cannot outrun the limit; a locked attempt is refused without hashing, right password or
+ * not. An unknown email costs the same hashing time as a wrong password.
  */
-export async function signIn(deps: Deps, input: { email: string; password: string }): Promise<SignInResult> {
+export async function signIn(
+  deps: Deps,
+  input: { email: string; password: string; clientAddress: string },
+): Promise<SignInResult> {
   const { db } = deps;
-  const { password } = input;
+  const { password, clientAddress } = input;
   const email = input.email.trim().toLowerCase().slice(0, 320);
-  const now = Date.now();
-  const failures = email ? await usersRepo.failures(db, email) : undefined;
-  const windowStart = failures ? Date.parse(failures.window_start) : 0;
-  const inWindow = failures !== undefined && now - windowStart < SIGN_IN_WINDOW_MS;
-  if (inWindow && failures.failures >= MAX_SIGN_IN_FAILURES) {
-    return {
-      ok: false,
-      reason: 'locked',
-      retryAfterSeconds: Math.ceil((windowStart + SIGN_IN_WINDOW_MS - now) / 1000),
-    };
+  if (email) {
+    const verdict = await chargeSignInAttempt(db, email, clientAddress);
+    if (!verdict.allowed)
+      return { ok: false, reason: 'locked', retryAfterSeconds: verdict.retryAfterSeconds };
   }
   const user = email && password.length <= 4096 ? await usersRepo.findByEmail(db, email) : undefined;
   let ok = false;
   if (user?.password_hash) ok = await verifyPassword(user.password_hash, password);
   else await verifyDecoy(password.slice(0, 4096));
-  if (ok && user) {
-    if (failures) await usersRepo.clearFailures(db, email);
-    return { ok: true, user };
-  }
-  if (email) {
-    await usersRepo.saveFailures(db, {
-      email,
-      failures: inWindow ? failures.failures + 1 : 1,
-      window_start: inWindow ? failures.window_start : toIso(now),
-    });
-  }
-  return { ok: false, reason: 'invalid' };
+  if (!ok || !user) return { ok: false, reason: 'invalid' };
+  await recordSignInSuccess(db, email, clientAddress);
+  return { ok: true, user };
 }
 
 /** Starts a session in the live data space; returns the cookie's token (the row stores only its hash). */

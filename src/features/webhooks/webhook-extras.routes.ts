@@ -28,7 +28,9 @@ export function webhookExtrasRoutes(deps: Deps) {
           'Sends a signed `webhook.test` event (`data: {webhook_id, message}`) to this webhook only, now, once ' +
           '(no retries; also when the webhook is inactive), and answers with the attempt’s outcome. The attempt ' +
           'appears in the webhook’s delivery log like any delivery. A receiver that answers non-2xx, times out ' +
-          'or is refused by the outbound guard gives `delivered: false` with the reason, still a 200.',
+          'or is refused by the outbound guard gives `delivered: false` with the reason, still a 200. At most ' +
+          'WEBHOOKS_CONCURRENCY_PER_ACCOUNT test events of an account are in flight at once (429 `rate_limited` ' +
+          'with Retry-After beyond).',
         request: { params: WebhookIdParam },
         responses: {
           200: json(TestDelivery, 'The outcome of the attempt.'),

@@ -7,6 +7,7 @@ import { TEST_EVENT_TYPE } from '../events/events.ts';
 import { newDeliveryRow } from './delivery/delivery-row.ts';
 import { executeDelivery, KEPT_RESPONSE_BYTES } from './delivery/execute-delivery.ts';
 import { overlappingSecret } from './delivery/sign-payload.ts';
+import { takeTestEventSlot } from './delivery/test-event-slots.ts';
 import { webhooksRepo } from './webhooks.repo.ts';
 import type { RotateSecretInput } from './webhooks.schema.ts';
 import { outboundPolicy } from './webhooks.service.ts';
@@ -36,7 +37,8 @@ export interface TestDeliveryResult {
  * like any delivery: the event is written to the outbox (no webhook can subscribe to its type, so fan-out
  * skips it) and the delivery with its one attempt to the delivery log, in one transaction after the attempt.
  * Works on an inactive webhook too (so an endpoint can be checked before it is switched on). 404 for
- * another account's or mode's webhook. Redelivering the logged delivery sends the same event again.
+ * another account's or mode's webhook. Redelivering the logged delivery sends the same event again. At most
+ * WEBHOOKS_CONCURRENCY_PER_ACCOUNT test events of an account are in flight in a process (429 beyond).
  */
 export async function sendTestEvent(
   deps: Deps,
@@ -55,6 +57,12 @@ export async function sendTestEvent(
       message: 'A test event sent with POST /v1/webhooks/{id}/test. No action is needed.',
     },
   });
+  const { timeoutMs, concurrencyPerAccount } = deps.config.webhookDelivery;
+  const release = takeTestEventSlot(
+    `${webhook.account_id}:${webhook.mode}`,
+    concurrencyPerAccount,
+    Math.ceil(timeoutMs / 1000),
+  );
   const startedAt = nowIso();
   const result = await executeDelivery({
     url: webhook.url,
@@ -63,10 +71,10 @@ export async function sendTestEvent(
     eventId,
     eventType: TEST_EVENT_TYPE,
     payload,
-    timeoutMs: deps.config.webhookDelivery.timeoutMs,
+    timeoutMs,
     policy: outboundPolicy(deps.config),
     agents: deps.outbound,
-  });
+  }).finally(release);
   const completedAt = nowIso();
   const deliveryId = newId('delivery');
   await deps.db.transaction().execute(async (trx) => {
@@ -132,7 +140,10 @@ export async function sendTestEvent(
     duration_ms: result.durationMs,
   };
   if (result.outcome === 'delivered') deps.logger.info(fields, 'webhook test delivered');
-  else deps.logger.warn({ ...fields, error: result.error }, 'webhook test delivery failed');
+  else {
+    const refused = result.outcome === 'failed' && result.detail ? { refused: result.detail } : {};
+    deps.logger.warn({ ...fields, error: result.error, ...refused }, 'webhook test delivery failed');
+  }
   return {
     delivered: result.outcome === 'delivered',
     ...(result.statusCode !== undefined ? { status_code: result.statusCode } : {}),

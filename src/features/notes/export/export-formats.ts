@@ -209,17 +209,28 @@ export function exportBaseName(note: Pick<ExportableNote, 'title' | 'created_at'
   return title ? `${date} ${title}` : date;
 }
 
+/** Without leading and trailing dots and spaces (no dot name, no `..`), by index: linear on any input. */
+function trimDotsAndSpaces(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && (value[start] === '.' || value[start] === ' ')) start++;
+  while (end > start && (value[end - 1] === '.' || value[end - 1] === ' ')) end--;
+  return value.slice(start, end);
+}
+
 /** The same name for a `Content-Disposition` header: `filename` ASCII-only, `filename*` the full UTF-8 name. */
 export function contentDisposition(base: string, format: ExportFormat): string {
   const file = `${base}.${format}`;
-  const ascii = file
+  // Unsafe characters are removed after normalising: NFKD turns fullwidth `／` or `＜` into ASCII ones.
+  const asciiBase = base
     .normalize('NFKD')
     .replace(/[^\u0020-\u007e]/g, '')
-    .replace(/["\\]/g, '')
+    .replace(UNSAFE_NAME, ' ')
     .replace(/\s+/g, ' ');
+  const ascii = `${trimDotsAndSpaces(asciiBase) || 'note'}.${format}`;
   const encoded = encodeURIComponent(file).replace(
     /['()*]/g,
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
-  return `attachment; filename="${ascii.startsWith('.') || !ascii.trim() ? `note${ascii}` : ascii}"; filename*=UTF-8''${encoded}`;
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

@@ -43,10 +43,21 @@ export class TargetRefusedError extends Error {
   }
 }
 
-/** The attempt-log text of a host name refused after resolution: says why, not what it resolved to. */
+/** The attempt-log text of a host name refused at resolution: says why, not what it resolved to, or whether it did. */
 export const REFUSED_PRIVATE_ADDRESS =
-  'Refused: private address. The host name resolves to an address webhooks may not reach (private, loopback, ' +
-  'link-local, metadata or otherwise not public); webhooks are delivered over the public internet only.';
+  'Refused: no public address. The host name does not resolve, or resolves to an address webhooks may not reach ' +
+  '(private, loopback, link-local, metadata or otherwise not public); webhooks are delivered over the public ' +
+  'internet only.';
+
+/**
+ * A failed lookup, told apart from a private address only in the operator's log while the private-address check
+ * is on: otherwise the attempt log would say which internal names exist (they resolve, and are refused) and which
+ * do not.
+ */
+function unresolved(host: string, policy: OutboundPolicy, message: string): Error {
+  if (policy.allowPrivateTargets || isHostAllowed(policy.allowList, host)) return new Error(message);
+  return new TargetRefusedError(REFUSED_PRIVATE_ADDRESS, message);
+}
 
 /** The host part of a URL without IPv6 brackets. */
 export function urlHost(url: URL): string {
@@ -151,10 +162,10 @@ export async function resolveTarget(
       addresses = await lookup(host);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new Error(`DNS lookup of ${host} failed (${code ?? 'error'}).`);
+      throw unresolved(host, policy, `DNS lookup of ${host} failed (${code ?? 'error'}).`);
     }
   }
-  if (!addresses.length) throw new Error(`DNS lookup of ${host} returned no address.`);
+  if (!addresses.length) throw unresolved(host, policy, `DNS lookup of ${host} returned no address.`);
   if (!policy.allowPrivateTargets && !isHostAllowed(policy.allowList, host)) {
     for (const { address } of addresses) {
       const why = privateAddressReason(address);
