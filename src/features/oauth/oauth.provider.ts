@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, {
+  type Configuration,
+  errors,
+  interactionPolicy,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
 import type { Deps } from '../../deps.ts';
 import { SCOPES } from '../api-keys/scopes.ts';
 import { checkUrlStatically, resolveTarget } from '../webhooks/outbound/guarded-request.ts';
@@ -42,6 +47,25 @@ export function redirectUriProblem(uri: unknown): string | null {
   return 'must use https, or http on a loopback host (localhost, 127.0.0.1, [::1])';
 }
 
+/**
+ * The library's prompts with one change to consent: it is asked once per authorization, and the scopes the person
+ * unticked do not send them back to the page (the token gets what the grant holds, a narrowed set included).
+ */
+function consentPolicy() {
+  const policy = interactionPolicy.base();
+  const consent = policy.get('consent')!;
+  consent.checks.remove('op_scopes_missing');
+  consent.checks.remove('rs_scopes_missing');
+  consent.checks.add(
+    new interactionPolicy.Check('grant_missing', 'the person has not decided yet', (ctx) =>
+      typeof ctx.oidc.result?.consent?.grantId === 'string'
+        ? interactionPolicy.Check.NO_NEED_TO_PROMPT
+        : interactionPolicy.Check.REQUEST_PROMPT,
+    ),
+  );
+  return policy;
+}
+
 export interface OAuthServer {
   issuer: string;
   resource: string;
@@ -81,6 +105,7 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
     },
     clientAuthMethods: ['none', 'client_secret_post', 'client_secret_basic'],
     routes: OAUTH_ROUTES,
@@ -95,9 +120,16 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
     rotateRefreshToken: true,
     // A refresh token whenever the client registered the grant type (MCP clients do not ask for offline_access).
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    // Every authorization shows the consent page: the person picks the data space and may narrow the scopes.
-    loadExistingGrant: async () => undefined,
-    interactions: { url: (_ctx, interaction) => `${CONSENT_PATH}/${interaction.uid}` },
+    // Every authorization shows the consent page (the person picks the data space and may narrow the scopes);
+    // the grant is the one that page just made, never an earlier one.
+    loadExistingGrant: async (ctx) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return typeof grantId === 'string' ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    interactions: {
+      policy: consentPolicy(),
+      url: (_ctx, interaction) => `${CONSENT_PATH}/${interaction.uid}`,
+    },
     extraClientMetadata: {
       properties: ['redirect_uris'],
       validator: (_ctx, key, value) => {
