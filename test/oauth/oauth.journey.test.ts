@@ -212,6 +212,50 @@ for (const dialect of DIALECTS) {
       expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(401);
     });
 
+    it('Settings → MCP lists the connected app; Disconnect ends its tokens; another account cannot disconnect it', async () => {
+      const clientId = await registerClient(base());
+      const pkce = pkcePair();
+      const { browser, consentPath } = await toConsent(clientId, pkce);
+      const callback = await allow(browser, consentPath, {
+        scope: ['notes:read'],
+        mode: 'live',
+        decision: 'allow',
+      });
+      const tokens = await tokenRequest(base(), {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: REDIRECT_URI,
+        client_id: clientId,
+        code_verifier: pkce.verifier,
+      });
+      expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(200);
+      const settings = await browser.get('/settings/mcp');
+      expect(settings.text).toContain('Connected apps');
+      expect(settings.text).toContain('Journey Assistant');
+      const action = /action="(\/settings\/mcp\/connections\/[^"]+\/disconnect)"/.exec(settings.text)![1]!;
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(settings.text)![1]!;
+
+      const other = new BrowserLike(base());
+      await signIn(h, await h.tenant(), other);
+      const otherCsrf = /name="_csrf" value="([^"]+)"/.exec((await other.get('/settings/mcp')).text)![1]!;
+      await other.request('POST', action, { form: { _csrf: otherCsrf }, headers: { origin: base() } });
+      expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(200);
+
+      const done = await browser.request('POST', action, {
+        form: { _csrf: csrf },
+        headers: { origin: base() },
+      });
+      expect(done.status).toBe(303);
+      expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(401);
+      const refreshed = await tokenRequest(base(), {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.body.refresh_token,
+        client_id: clientId,
+      });
+      expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      expect((await browser.get('/settings/mcp')).text).toContain('No app is connected.');
+    });
+
     it('Deny sends access_denied to the client', async () => {
       const clientId = await registerClient(base());
       const pkce = pkcePair();
