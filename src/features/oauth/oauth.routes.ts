@@ -5,6 +5,8 @@ import { consentPage, oauthErrorPage } from '../../../web/pages/oauth.pages.ts';
 import type { Mode } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
+import { chargeRateLimit } from '../../http/rate-limit.ts';
+import { AppError } from '../../lib/errors.ts';
 import { isScope, SCOPES, type Scope } from '../api-keys/scopes.ts';
 import { loadAssets } from '../dashboard/assets.ts';
 import type { DashEnv } from '../dashboard/dashboard.env.ts';
@@ -20,6 +22,29 @@ const LIBRARY_PREFIXES = [`${OAUTH_ROUTES.authorization}/`, `${OAUTH_ROUTES.regi
 
 function isLibraryPath(path: string): boolean {
   return LIBRARY_PATHS.has(path) || LIBRARY_PREFIXES.some((prefix) => path.startsWith(prefix));
+}
+
+/** Endpoints a client can call without a person: each address is held to RATE_LIMIT_PER_MINUTE on them. */
+const LIMITED_PATHS = new Set<string>([
+  OAUTH_ROUTES.registration,
+  OAUTH_ROUTES.token,
+  OAUTH_ROUTES.revocation,
+]);
+
+/** Counts the request against its address (atomically, shared by nodes); a 429 in the OAuth error format beyond. */
+async function chargeAddress(deps: Deps, c: Context): Promise<Response | null> {
+  const address = nodeBindings(c)?.incoming.socket.remoteAddress ?? 'unknown';
+  try {
+    await chargeRateLimit(deps, `oauth-address:${address}`);
+    return null;
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
+    return c.json(
+      { error: 'temporarily_unavailable', error_description: err.message },
+      429,
+      err.details.headers,
+    );
+  }
 }
 
 /** RFC 8414 metadata of an issuer (MCP clients read this one; OpenID discovery is the library's). */
@@ -96,7 +121,13 @@ export function mountOAuth(deps: Deps): MiddlewareHandler<AppEnv> {
     if (path.startsWith(`${CONSENT_PATH}/`)) {
       return consent.fetch(c.req.raw, { ...(c.env as object), log: c.get('log') });
     }
-    if (isLibraryPath(path)) return toLibrary(c, await oauthServer(deps, issuerOf(deps, c)));
+    if (isLibraryPath(path)) {
+      if (method === 'POST' && LIMITED_PATHS.has(path)) {
+        const limited = await chargeAddress(deps, c);
+        if (limited) return limited;
+      }
+      return toLibrary(c, await oauthServer(deps, issuerOf(deps, c)));
+    }
     return next();
   };
 }
