@@ -13,6 +13,7 @@ import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { chargeRateLimit } from '../../http/rate-limit.ts';
 import { AppError } from '../../lib/errors.ts';
+import { issuerOf } from '../oauth/oauth.servers.ts';
 import { verifyMcpCaller } from '../oauth/oauth.verify.ts';
 import { ensureSeeded } from '../test-mode/seed.service.ts';
 import { refuseBatch } from './mcp.limits.ts';
@@ -149,7 +150,12 @@ export function mcpRoutes(deps: Deps) {
   });
 
   app.post('/', async (c) => {
-    const caller: McpCaller = { actor: c.get('actor'), requestId: c.get('requestId'), log: c.get('log') };
+    const caller: McpCaller = {
+      actor: c.get('actor'),
+      requestId: c.get('requestId'),
+      log: c.get('log'),
+      baseUrl: issuerOf(deps, c),
+    };
     const authInfo: AuthInfo = {
       token: caller.actor.keyId,
       clientId: caller.actor.keyId,

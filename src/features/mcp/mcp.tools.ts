@@ -1,4 +1,5 @@
 import { listActionItemsTool, updateActionItemTool } from './tools/action-items.tools.ts';
+import { connectorFetchTool, connectorSearchTool } from './tools/connector.tools.ts';
 import { getNoteExportTool } from './tools/export.tools.ts';
 import {
   getNoteTool,
@@ -25,4 +26,6 @@ export const MCP_TOOLS: readonly ToolDefinition[] = [
   listActionItemsTool,
   updateActionItemTool,
   listWebhooksTool,
+  connectorSearchTool,
+  connectorFetchTool,
 ];
