@@ -1,4 +1,5 @@
 import type { Mode } from '../../src/db/schema.ts';
+import { SCOPE_DESCRIPTIONS } from '../../src/features/oauth/scope-descriptions.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, publicPage } from '../layout.ts';
 
@@ -11,16 +12,6 @@ export interface ConsentView {
   scopes: readonly string[];
   mode: Mode;
 }
-
-const SCOPE_TEXT: Record<string, string> = {
-  'notes:read': 'Read your notes and transcripts',
-  'notes:write': 'Change and delete notes, upload recordings',
-  'recordings:read': 'Read recordings and download audio',
-  search: 'Search your notes',
-  'actions:read': 'Read action items',
-  'actions:write': 'Change action items',
-  'webhooks:manage': 'Manage webhooks',
-};
 
 /** The consent page: who asks, where the answer goes, what it may do (narrowable), in which data space. */
 export function consentPage(v: string, view: ConsentView): Html {
@@ -35,7 +26,7 @@ export function consentPage(v: string, view: ConsentView): Html {
     <legend>It may</legend>
     ${view.scopes.map(
       (scope) =>
-        html`<label><input type="checkbox" name="scope" value="${scope}" checked> ${SCOPE_TEXT[scope] ?? scope} <code>${scope}</code></label>`,
+        html`<label><input type="checkbox" name="scope" value="${scope}" checked> ${(SCOPE_DESCRIPTIONS as Record<string, string>)[scope] ?? scope} <code>${scope}</code></label>`,
     )}
   </fieldset>
   <fieldset>
