@@ -143,6 +143,8 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
     },
     features: {
       devInteractions: { enabled: false },
+      // Bearer tokens only: /mcp takes `Authorization: Bearer`, which carries no DPoP proof.
+      dPoP: { enabled: false },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       registration: { enabled: true },
