@@ -97,7 +97,8 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
     findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
     jwks: { keys: [secrets.signingJwk as never] },
     cookies: { keys: [secrets.cookieKey] },
-    scopes: ['openid', 'offline_access'],
+    // Our scopes are listed too: clients register with a `scope` naming them (the MCP SDK sends scopes_supported).
+    scopes: ['openid', 'offline_access', ...SCOPES],
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     pkce: { required: () => true },
