@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { hashOAuthId } from '../../src/features/oauth/oauth.adapter.ts';
+import { oauthDb } from '../../src/features/oauth/oauth.tables.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { useServedApp } from '../helpers/serve.ts';
@@ -254,6 +256,55 @@ for (const dialect of DIALECTS) {
       });
       expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       expect((await browser.get('/settings/mcp')).text).toContain('No app is connected.');
+    });
+
+    it('an expired code is invalid_grant; an expired access token is a 401', async () => {
+      const records = () => oauthDb(h.deps.db).updateTable('oauth_records');
+      const past = new Date(Date.now() - 1000).toISOString();
+      const clientId = await registerClient(base());
+      const pkce = pkcePair();
+      const { browser, consentPath } = await toConsent(clientId, pkce);
+      const callback = await allow(browser, consentPath, {
+        scope: ['notes:read'],
+        mode: 'live',
+        decision: 'allow',
+      });
+      const code = callback.searchParams.get('code')!;
+      await records()
+        .set({ expires_at: past })
+        .where('model', '=', 'AuthorizationCode')
+        .where('id_hash', '=', hashOAuthId(code))
+        .execute();
+      const late = await tokenRequest(base(), {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT_URI,
+        client_id: clientId,
+        code_verifier: pkce.verifier,
+      });
+      expect(late).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+
+      const second = pkcePair();
+      const again = await toConsent(clientId, second);
+      const back = await allow(again.browser, again.consentPath, {
+        scope: ['notes:read'],
+        mode: 'live',
+        decision: 'allow',
+      });
+      const tokens = await tokenRequest(base(), {
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code')!,
+        redirect_uri: REDIRECT_URI,
+        client_id: clientId,
+        code_verifier: second.verifier,
+      });
+      expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(200);
+      await records()
+        .set({ expires_at: past })
+        .where('model', '=', 'AccessToken')
+        .where('id_hash', '=', hashOAuthId(tokens.body.access_token))
+        .execute();
+      expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(401);
     });
 
     it('Deny sends access_denied to the client', async () => {
