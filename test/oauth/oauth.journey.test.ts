@@ -87,7 +87,7 @@ for (const dialect of DIALECTS) {
 
       const clientId = await registerClient(base());
       const pkce = pkcePair();
-      const { browser, consentPath } = await toConsent(clientId, pkce);
+      const { t, browser, consentPath } = await toConsent(clientId, pkce);
       const page = await browser.get(consentPath);
       expect(page.text).toContain('Journey Assistant');
       expect(page.text).toContain('127.0.0.1:9');
@@ -124,6 +124,15 @@ for (const dialect of DIALECTS) {
       const searched = await mcpCall(base(), tokens.body.access_token, 'search_notes', { query: 'budget' });
       expect(searched.body.result.isError).toBe(true);
       expect(JSON.stringify(searched.body.result.content)).toContain('search');
+      // A test-mode grant never reaches live data: a live note's id is not found.
+      const live = await h.request('POST', '/v1/notes', {
+        key: t.liveKey,
+        body: { title: 'Live only', transcript: 'Speaker 1: The live numbers are final.' },
+      });
+      expect(live.status).toBe(202);
+      const crossed = await mcpCall(base(), tokens.body.access_token, 'get_note', { note_id: live.body.id });
+      expect(crossed.body.result.isError).toBe(true);
+      expect(JSON.stringify(crossed.body.result.content)).toContain('resource_not_found');
 
       // A replayed code is refused and revokes what it issued.
       const replay = await tokenRequest(base(), {
