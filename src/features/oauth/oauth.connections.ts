@@ -7,14 +7,6 @@ export async function insertConnection(db: Db, row: OAuthConnectionsTable): Prom
   await oauthDb(db).insertInto('oauth_connections').values(row).execute();
 }
 
-export async function findConnection(db: Db, grantId: string): Promise<OAuthConnectionsTable | undefined> {
-  return oauthDb(db)
-    .selectFrom('oauth_connections')
-    .selectAll()
-    .where('grant_id', '=', grantId)
-    .executeTakeFirst();
-}
-
 export async function listConnections(db: Db, accountId: string): Promise<OAuthConnectionsTable[]> {
   return oauthDb(db)
     .selectFrom('oauth_connections')

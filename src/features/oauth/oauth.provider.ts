@@ -116,7 +116,8 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
       RefreshToken: REFRESH_TOKEN_TTL_S,
       Interaction: INTERACTION_TTL_S,
       Session: 24 * 3600,
-      Grant: REFRESH_TOKEN_TTL_S,
+      // A connection lasts until it is disconnected or its refresh token goes unused for 30 days.
+      Grant: 365 * 24 * 3600,
     },
     rotateRefreshToken: true,
     // A refresh token whenever the client registered the grant type (MCP clients do not ask for offline_access).
