@@ -134,3 +134,45 @@ export async function mcpCall(
   }
   return { status: res.status, headers: res.headers, body };
 }
+
+/**
+ * A signed-in person of a new tenant authorizes the client on the consent page (all offered scopes, live data);
+ * answers the code from the callback and the browser.
+ */
+export async function authorizeCode(
+  h: Harness,
+  base: string,
+  clientId: string,
+  pkce: { challenge: string },
+  extra: Record<string, string> = {},
+) {
+  const t = await h.tenant();
+  const browser = new BrowserLike(base);
+  await signIn(h, t, browser);
+  const params = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+    scope: 'notes:read search',
+    state: 'st',
+    resource: `${base}/mcp`,
+    ...extra,
+  });
+  const authorize = await browser.get(`/oauth/authorize?${params}`);
+  if (authorize.status !== 303)
+    throw new Error(`authorize answered ${authorize.status}: ${authorize.location}`);
+  const consentPath = new URL(authorize.location!, base).pathname;
+  const page = await browser.get(consentPath);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  if (!csrf) throw new Error(`no consent form: ${page.status}`);
+  const posted = await browser.request('POST', consentPath, {
+    form: { _csrf: csrf, scope: ['notes:read', 'search'], mode: 'live', decision: 'allow' },
+    headers: { origin: base },
+  });
+  const resumed = await browser.get(posted.location!);
+  const code = new URL(resumed.location!).searchParams.get('code');
+  if (!code) throw new Error(`no code: ${resumed.location}`);
+  return { t, browser, code };
+}

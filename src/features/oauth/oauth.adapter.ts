@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
 import type { Db } from '../../db/schema.ts';
 import { type OAuthDb, oauthDb } from './oauth.tables.ts';
 
@@ -10,6 +10,7 @@ export function hashOAuthId(id: string): string {
 
 /** Records the library looks up by the id they carry inside (`jti`), which is not stored. */
 const CLIENT_MODEL = 'Client';
+const GRANT_MODEL = 'Grant';
 
 /**
  * The oidc-provider storage adapter over our database (both dialects). Records are keyed by (model, SHA-256 of
@@ -80,25 +81,34 @@ export class DbAdapter implements Adapter {
     return undefined;
   }
 
+  /**
+   * Marks a code or refresh token used in one conditional statement, so of two simultaneous redemptions exactly
+   * one wins; the loser is a replay and revokes the whole grant, as a later reuse would.
+   */
   async consume(id: string): Promise<void> {
-    const now = new Date().toISOString();
     const row = await this.db
       .selectFrom('oauth_records')
-      .select('payload')
+      .select(['payload', 'grant_id'])
       .where('model', '=', this.model)
       .where('id_hash', '=', hashOAuthId(id))
       .executeTakeFirst();
-    if (!row) return;
+    if (!row) throw new errors.InvalidGrant('grant source not found');
     const payload = { ...(JSON.parse(row.payload) as object), consumed: Math.floor(Date.now() / 1000) };
-    await this.db
+    const updated = await this.db
       .updateTable('oauth_records')
-      .set({ consumed_at: now, payload: JSON.stringify(payload) })
+      .set({ consumed_at: new Date().toISOString(), payload: JSON.stringify(payload) })
       .where('model', '=', this.model)
       .where('id_hash', '=', hashOAuthId(id))
-      .execute();
+      .where('consumed_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 1) return;
+    if (row.grant_id) await revokeGrant(this.db, row.grant_id);
+    throw new errors.InvalidGrant('already used');
   }
 
   async destroy(id: string): Promise<void> {
+    // A grant revoked by the library (replay, revocation of a refresh token) takes Minutes' connection with it.
+    if (this.model === GRANT_MODEL) return revokeGrant(this.db, id);
     await this.db
       .deleteFrom('oauth_records')
       .where('model', '=', this.model)
@@ -118,6 +128,22 @@ export class DbAdapter implements Adapter {
     const payload = JSON.parse(row.payload) as AdapterPayload;
     return id === undefined || this.model === CLIENT_MODEL ? payload : { ...payload, jti: id };
   }
+}
+
+/**
+ * Ends a grant everywhere in one transaction: its connection (which every access token check joins), every
+ * record it issued and the grant itself, so a token a racing request saves afterwards is dead too.
+ */
+export async function revokeGrant(db: OAuthDb, grantId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('oauth_connections').where('grant_id', '=', grantId).execute();
+    await trx.deleteFrom('oauth_records').where('grant_id', '=', grantId).execute();
+    await trx
+      .deleteFrom('oauth_records')
+      .where('model', '=', GRANT_MODEL)
+      .where('id_hash', '=', hashOAuthId(grantId))
+      .execute();
+  });
 }
 
 /** Deletes expired records (tokens, codes, interactions); their rows are already invisible. */
