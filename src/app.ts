@@ -6,6 +6,7 @@ import { askRoutes } from './features/ask/ask.routes.ts';
 import { mountDashboard } from './features/dashboard/dashboard.routes.ts';
 import { mcpRoutes } from './features/mcp/mcp.routes.ts';
 import { notesRoutes } from './features/notes/notes.routes.ts';
+import { mountOAuth } from './features/oauth/oauth.routes.ts';
 import { recordingsRoutes } from './features/recordings/recordings.routes.ts';
 import { searchRoutes } from './features/search/search.routes.ts';
 import { ensureSeeded } from './features/test-mode/seed.service.ts';
@@ -29,6 +30,8 @@ export function buildApp(deps: Deps) {
   mountMetrics(app, deps);
   app.onError((err, c) => errorResponse(c, toAppError(c, err)));
 
+  // The OAuth 2.1 authorization server for MCP clients: discovery, its endpoints and the consent page.
+  app.use('*', mountOAuth(deps));
   // The web dashboard at / (server-rendered pages with cookie sessions); the API's paths are not among its own.
   app.use('*', mountDashboard(deps));
 

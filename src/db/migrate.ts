@@ -12,6 +12,7 @@ import { dashboardUsers } from './migrations/0010-dashboard-users.ts';
 import { webhookSecretRotation } from './migrations/0011-webhook-secret-rotation.ts';
 import { signInAttempts } from './migrations/0012-sign-in-attempts.ts';
 import { languages } from './migrations/0013-languages.ts';
+import { oauth } from './migrations/0015-oauth.ts';
 import type { Db, Dialect } from './schema.ts';
 
 /** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
@@ -42,6 +43,7 @@ export const MIGRATIONS: Migration[] = [
   webhookSecretRotation,
   signInAttempts,
   languages,
+  oauth,
 ];
 
 const LOCK_ID = 7_355_608;

@@ -9,7 +9,8 @@ import type { AppEnv } from './context.ts';
 export function errorResponse(c: Context<AppEnv>, error: AppError): Response {
   const { status, type } = ERROR_CODES[error.code];
   for (const [name, value] of Object.entries(error.details.headers ?? {})) c.header(name, value);
-  if (status === 401) c.header('WWW-Authenticate', 'Bearer realm="minutes"');
+  if (status === 401 && !error.details.headers?.['WWW-Authenticate'])
+    c.header('WWW-Authenticate', 'Bearer realm="minutes"');
   return c.json(
     {
       error: {

@@ -1,6 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Deps } from '../deps.ts';
 import { documentMcp } from '../features/mcp/mcp.openapi.ts';
+import { OAUTH_ROUTES } from '../features/oauth/oauth.provider.ts';
+import { SCOPE_DESCRIPTIONS } from '../features/oauth/scope-descriptions.ts';
 import { documentWebhookEvents } from '../features/webhooks/webhooks.openapi.ts';
 import type { AppEnv } from './context.ts';
 
@@ -66,6 +68,22 @@ export function documentApi(app: OpenAPIHono<AppEnv>, deps: Deps): void {
     type: 'http',
     scheme: 'bearer',
     description: 'An API key: svc_sk_live_… or svc_sk_test_…',
+  });
+  // The authorization server MCP clients sign in with (docs/mcp.md); its access tokens are bound to /mcp.
+  const issuer = deps.config.publicUrl?.replace(/\/+$/, '') ?? '';
+  app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
+    type: 'oauth2',
+    description:
+      'OAuth 2.1 (authorization code with PKCE S256, dynamic registration) for MCP clients. Access tokens are ' +
+      'accepted by POST /mcp; each operation names its scope here, and an API key needs the same scope.',
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${issuer}${OAUTH_ROUTES.authorization}`,
+        tokenUrl: `${issuer}${OAUTH_ROUTES.token}`,
+        refreshUrl: `${issuer}${OAUTH_ROUTES.token}`,
+        scopes: SCOPE_DESCRIPTIONS,
+      },
+    },
   });
   documentMcp(app.openAPIRegistry);
   documentWebhookEvents(app.openAPIRegistry);

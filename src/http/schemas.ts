@@ -8,7 +8,8 @@ import { requireScope } from './middleware.ts';
 /**
  * The one place an operation's scope is declared. Wraps a route config (before `createRoute`) so that the scope
  * check runs first (`requireScope`, before body parsing and validation: docs/api.md, Order of checks), the document
- * names the scope in the operation's own `security` requirement (`bearerAuth: [scope]`, OpenAPI 3.1 role names)
+ * names the scope in the operation's own `security` requirements (an API key, `bearerAuth: []`, or the `oauth2`
+ * scheme's scope: `oauth2: [scope]`, the same names)
  * and its description ends with `Scope: \`…\`` (for readers, and test/helpers/routes.ts). Route and document
  * cannot disagree.
  */
@@ -21,14 +22,14 @@ export function scopedRoute<
   route: R & { middleware?: M },
 ): Omit<R, 'description' | 'middleware'> & {
   description: string;
-  security: { bearerAuth: Scope[] }[];
+  security: ({ bearerAuth: [] } | { oauth2: Scope[] })[];
   middleware: [MiddlewareHandler<AppEnv>, ...M];
 } {
   const { middleware = [] as unknown as M, ...rest } = route;
   return {
     ...(rest as Omit<R, 'description' | 'middleware'>),
     description: [route.description, `Scope: \`${scope}\`.`].filter(Boolean).join(' '),
-    security: [{ bearerAuth: [scope] }],
+    security: [{ bearerAuth: [] }, { oauth2: [scope] }],
     middleware: [requireScope(scope), ...middleware],
   };
 }

@@ -124,7 +124,7 @@ describe('OpenAPI document: scopes', () => {
   it.each(v1Operations.map((o) => [o.name, o] as const))(
     '%s declares exactly the scope API.md gives it in its own security requirement',
     (name, { operation }) => {
-      expect(operation.security, name).toEqual([{ bearerAuth: [API_MD_SCOPES[name]] }]);
+      expect(operation.security, name).toEqual([{ bearerAuth: [] }, { oauth2: [API_MD_SCOPES[name]] }]);
     },
   );
 
@@ -138,7 +138,7 @@ describe('OpenAPI document: scopes', () => {
 
   it('documents POST /mcp (API.md names it among the endpoints), authenticated by the same bearer keys', () => {
     expect(Object.keys(doc.paths['/mcp'] ?? {})).toEqual(['post']);
-    expect(doc.paths['/mcp']!.post!.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.paths['/mcp']!.post!.security).toEqual([{ bearerAuth: [] }, { oauth2: [] }]);
     expect(Object.keys(doc.paths['/mcp']!.post!.responses ?? {})).toEqual(
       expect.arrayContaining(['200', '401', '403', '429']),
     );

@@ -30,6 +30,9 @@ function* properties(schema: unknown, path = ''): Generator<[string, Record<stri
  * __snapshots__/tools-list.snap, so any change to names, descriptions, schemas or annotations shows up in review
  * (update deliberately with `npx vitest run test/mcp -u`).
  */
+/** The tools in the shapes ChatGPT's connectors and deep research call (one-word names, `id`). */
+const CONNECTOR_TOOLS = new Set(['search', 'fetch']);
+
 for (const dialect of DIALECTS) {
   describe(`MCP tools/list (${dialect})`, () => {
     const h = useHarness(dialect);
@@ -49,7 +52,8 @@ for (const dialect of DIALECTS) {
       const t = await h.tenant();
       const tools = (await (await mcp.connect(t.liveKey, 'legacy')).listTools()).tools as ListedTool[];
       for (const tool of tools) {
-        expect(tool.name).toMatch(/^[a-z]+(_[a-z]+)+$/);
+        // snake_case; `search` and `fetch` are the one-word names ChatGPT's connectors call.
+        expect(tool.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
         expect(tool.title, tool.name).toMatch(/^[A-Z]/);
         expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(120);
         expect(tool.inputSchema.type).toBe('object');
@@ -64,13 +68,16 @@ for (const dialect of DIALECTS) {
           idempotentHint: expect.any(Boolean),
           openWorldHint: false,
         });
-        const reads = /^(list|get|search|ask)_/.test(tool.name);
+        const reads = /^(list|get|search|ask)_/.test(tool.name) || CONNECTOR_TOOLS.has(tool.name);
         expect(tool.annotations?.readOnlyHint, tool.name).toBe(reads);
         expect(tool.annotations?.destructiveHint, tool.name).toBe(!reads);
       }
-      const idParams = tools.flatMap((tool) =>
-        [...properties(tool.inputSchema)].map(([name]) => name).filter((name) => /id$/.test(name)),
-      );
+      // search and fetch keep the parameter names ChatGPT's connectors send (`id`); the others follow the REST API.
+      const idParams = tools
+        .filter((tool) => !CONNECTOR_TOOLS.has(tool.name))
+        .flatMap((tool) =>
+          [...properties(tool.inputSchema)].map(([name]) => name).filter((name) => /id$/.test(name)),
+        );
       expect(new Set(idParams)).toEqual(new Set(['note_id', 'action_item_id']));
     });
   });

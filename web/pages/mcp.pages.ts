@@ -1,5 +1,5 @@
 import { type Html, html } from '../html.ts';
-import { page, type Shell } from '../layout.ts';
+import { csrfField, page, type Shell, when } from '../layout.ts';
 
 /** The server map entries of docs/mcp.md, with this server's URL filled in. */
 export function mcpSnippets(mcpUrl: string): { id: string; client: string; where: string; text: string }[] {
@@ -64,7 +64,36 @@ export function mcpSnippets(mcpUrl: string): { id: string; client: string; where
   ];
 }
 
-export function mcpPage(shell: Shell, mcpUrl: string): Html {
+/** An app connected through OAuth, as Settings → MCP lists it. */
+export interface ConnectedApp {
+  grantId: string;
+  clientName: string;
+  scopes: string[];
+  mode: 'live' | 'test';
+  createdAt: string;
+  lastUsedAt?: string;
+}
+
+function connectedApps(shell: Shell, apps: readonly ConnectedApp[]): Html {
+  return html`<section aria-labelledby="connected-apps-h">
+<h2 id="connected-apps-h">Connected apps</h2>
+<p>Assistants that signed in with OAuth (Claude, ChatGPT and other connectors use the URL above). Disconnect ends their access at once.</p>
+${
+  apps.length
+    ? html`<table><thead><tr><th scope="col">App</th><th scope="col">Permissions</th><th scope="col">Data</th><th scope="col">Connected</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>
+${apps.map(
+  (
+    a,
+  ) => html`<tr><td>${a.clientName}</td><td>${a.scopes.join(', ')}</td><td>${a.mode === 'live' ? 'Live' : 'Test'}</td><td>${when(a.createdAt)}</td><td>${a.lastUsedAt ? when(a.lastUsedAt) : 'Never'}</td>
+<td><form method="post" action="/settings/mcp/connections/${a.grantId}/disconnect">${csrfField(shell.csrf)}<button type="submit">Disconnect<span class="visually-hidden"> ${a.clientName}</span></button></form></td></tr>`,
+)}
+</tbody></table>`
+    : html`<p>No app is connected.</p>`
+}
+</section>`;
+}
+
+export function mcpPage(shell: Shell, mcpUrl: string, apps: readonly ConnectedApp[] = []): Html {
   return page(
     shell,
     { title: 'MCP', section: 'mcp' },
@@ -77,6 +106,7 @@ ${mcpSnippets(mcpUrl).map(
   <pre id="mcp-${s.id}"><code>${s.text}</code></pre>
   <button type="button" data-copy="mcp-${s.id}">Copy<span class="visually-hidden"> the ${s.client} entry</span></button>
 </section>`,
-)}`,
+)}
+${connectedApps(shell, apps)}`,
   );
 }

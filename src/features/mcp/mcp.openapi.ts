@@ -56,13 +56,14 @@ export function documentMcp(registry: OpenAPIHono['openAPIRegistry']): void {
       'The MCP server for AI assistants: JSON-RPC 2.0 over Streamable HTTP, one request per POST, no session. ' +
       'Authenticated with the same API keys; each tool needs the scope of the REST operation it wraps (a missing ' +
       'scope is an `isError` tool result, not an HTTP error). Tools: search_notes, list_notes, get_note, ' +
-      'get_transcript, update_note, rename_speakers, get_note_export, list_action_items, update_action_item, list_highlights, list_webhooks; ' +
+      'get_transcript, update_note, rename_speakers, get_note_export, list_action_items, update_action_item, list_highlights, list_webhooks, search, fetch; ' +
+      'OAuth 2.1 access tokens of this server (the `oauth2` scheme, bound to `<PUBLIC_URL>/mcp`) work as keys do; ' +
       'call `tools/list` for their input and output schemas. A browser `Origin` must be listed in ' +
       'MCP_ALLOWED_ORIGINS (403 otherwise); clients that send no Origin pass. Every JSON-RPC message counts ' +
       'against the key’s rate limit (a batch of N counts N; answers carry the RateLimit headers). Batches (protocol ' +
       'revision 2025-03-26 only) hold at most 10 messages; one tool result is at most 1 MiB and the results of ' +
       'one request 4 MiB (`result_too_large` tool errors beyond).',
-    security: [{ bearerAuth: [] }],
+    security: [{ bearerAuth: [] }, { oauth2: [] }],
     request: { body: { required: true, content: { 'application/json': { schema: McpRequest } } } },
     responses: {
       200: {

@@ -11,10 +11,10 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { authenticate } from '../../http/middleware.ts';
 import { chargeRateLimit } from '../../http/rate-limit.ts';
 import { AppError } from '../../lib/errors.ts';
-import { verifyApiKey } from '../api-keys/api-keys.service.ts';
+import { issuerOf } from '../oauth/oauth.servers.ts';
+import { verifyMcpCaller } from '../oauth/oauth.verify.ts';
 import { ensureSeeded } from '../test-mode/seed.service.ts';
 import { refuseBatch } from './mcp.limits.ts';
 import { callerFromAuthInfo, createMcpServer } from './mcp.server.ts';
@@ -58,7 +58,7 @@ function checkOrigin(deps: Deps, allowedOrigins: readonly string[]): MiddlewareH
     if (origin === undefined) return next();
     if (!allowed.has(originOf(origin) ?? '')) {
       // Authentication comes first (docs/api.md, Order of checks: auth 401 → … → 403): a request without a valid key learns only that.
-      await verifyApiKey(deps, c.req.header('authorization'));
+      await verifyMcpCaller(deps, c);
       throw new AppError(
         'origin_not_allowed',
         `Origin '${origin.slice(0, 200)}' may not call /mcp. Browser-based MCP clients must be listed in ` +
@@ -131,7 +131,10 @@ export function mcpRoutes(deps: Deps) {
 
   const app = new Hono<McpEnv>();
   app.use('*', checkOrigin(deps, deps.config.mcp.allowedOrigins));
-  app.use('*', authenticate(deps));
+  app.use('*', async (c, next) => {
+    c.set('actor', await verifyMcpCaller(deps, c));
+    await next();
+  });
   // The request counts once here (429 before the method check, as REST); a batch's further messages count when
   // its body is read.
   app.use('*', async (c, next) => {
@@ -147,7 +150,12 @@ export function mcpRoutes(deps: Deps) {
   });
 
   app.post('/', async (c) => {
-    const caller: McpCaller = { actor: c.get('actor'), requestId: c.get('requestId'), log: c.get('log') };
+    const caller: McpCaller = {
+      actor: c.get('actor'),
+      requestId: c.get('requestId'),
+      log: c.get('log'),
+      baseUrl: issuerOf(deps, c),
+    };
     const authInfo: AuthInfo = {
       token: caller.actor.keyId,
       clientId: caller.actor.keyId,

@@ -1,5 +1,6 @@
 import { listActionItemsTool, updateActionItemTool } from './tools/action-items.tools.ts';
 import { askNotesTool } from './tools/ask.tools.ts';
+import { connectorFetchTool, connectorSearchTool } from './tools/connector.tools.ts';
 import { getNoteExportTool } from './tools/export.tools.ts';
 import {
   getNoteTool,
@@ -27,4 +28,6 @@ export const MCP_TOOLS: readonly ToolDefinition[] = [
   listActionItemsTool,
   updateActionItemTool,
   listWebhooksTool,
+  connectorSearchTool,
+  connectorFetchTool,
 ];

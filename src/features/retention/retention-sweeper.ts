@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.ts';
+import { sweepExpiredOAuthRecords } from '../oauth/oauth.adapter.ts';
 import { purgeExpired } from './purge-expired.ts';
 
 /** How often a worker process purges expired copies; the first pass runs shortly after start. */
@@ -27,6 +28,9 @@ export function startRetentionSweeper(
           'retention: purged expired events, deliveries, idempotency keys and sign-in records',
         );
       }
+      // Expired OAuth codes, tokens and interactions are already refused; this only reclaims their rows.
+      const oauthRecords = await sweepExpiredOAuthRecords(deps.db);
+      if (oauthRecords) deps.logger.info({ oauthRecords }, 'retention: purged expired OAuth records');
     } catch (err) {
       deps.logger.warn({ err }, 'retention: purge failed; retrying at the next pass');
     }

@@ -10,6 +10,8 @@ export interface McpCaller {
   actor: Actor;
   requestId: string;
   log: Logger;
+  /** The address the client reached this server at (scheme and host), for links into the dashboard. */
+  baseUrl?: string;
 }
 
 export interface ToolContext extends McpCaller {

@@ -1,0 +1,200 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Provider, {
+  type Configuration,
+  errors,
+  interactionPolicy,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
+import type { Deps } from '../../deps.ts';
+import { SCOPES } from '../api-keys/scopes.ts';
+import { checkUrlStatically, resolveTarget } from '../webhooks/outbound/guarded-request.ts';
+import { outboundPolicy } from '../webhooks/webhooks.service.ts';
+import { DbAdapter } from './oauth.adapter.ts';
+import { renderOAuthErrorPage } from './oauth.pages.ts';
+import { loadOAuthSecrets } from './oauth.secrets.ts';
+
+/** Access tokens live an hour; refresh tokens rotate on every use and lapse after 30 idle days. */
+export const ACCESS_TOKEN_TTL_S = 3600;
+const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
+/** A code is single-use and short-lived. */
+const CODE_TTL_S = 60;
+/** Time to sign in and decide on the consent page. */
+const INTERACTION_TTL_S = 15 * 60;
+
+/** Where the library's endpoints live under the issuer. */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  end_session: '/oauth/session/end',
+} as const;
+
+/** The consent page of an interaction. */
+export const CONSENT_PATH = '/oauth/consent';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** RFC 8252 and the contract: exact `https` URIs, or `http` on a loopback host (any port). */
+export function redirectUriProblem(uri: unknown): string | null {
+  if (typeof uri !== 'string' || !URL.canParse(uri)) return 'must be an absolute URL';
+  const url = new URL(uri);
+  if (url.hash) return 'must not contain a fragment';
+  if (url.username || url.password) return 'must not contain credentials';
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return null;
+  return 'must use https, or http on a loopback host (localhost, 127.0.0.1, [::1])';
+}
+
+/**
+ * The library's prompts with one change to consent: it is asked once per authorization, and the scopes the person
+ * unticked do not send them back to the page (the token gets what the grant holds, a narrowed set included).
+ */
+function consentPolicy() {
+  const policy = interactionPolicy.base();
+  const consent = policy.get('consent')!;
+  consent.checks.remove('op_scopes_missing');
+  consent.checks.remove('rs_scopes_missing');
+  consent.checks.add(
+    new interactionPolicy.Check('grant_missing', 'the person has not decided yet', (ctx) =>
+      typeof ctx.oidc.result?.consent?.grantId === 'string'
+        ? interactionPolicy.Check.NO_NEED_TO_PROMPT
+        : interactionPolicy.Check.REQUEST_PROMPT,
+    ),
+  );
+  return policy;
+}
+
+export interface OAuthServer {
+  issuer: string;
+  resource: string;
+  provider: Provider;
+  /** Hands a request to the library (node request and response of @hono/node-server). */
+  callback: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+}
+
+/** The protected resource of an issuer: the MCP endpoint. */
+export function resourceOf(issuer: string): string {
+  return `${issuer}/mcp`;
+}
+
+/**
+ * Builds the authorization server (oidc-provider) of one issuer over our database: authorization code with
+ * PKCE S256 only, dynamic registration, Client ID Metadata Documents fetched under the webhooks' outbound
+ * policy, opaque access tokens bound to `<issuer>/mcp`, rotating refresh tokens (a reused one revokes the grant,
+ * as does a replayed code), RFC 7009 revocation. Sign-in and consent are Minutes' own pages (oauth.routes.ts).
+ */
+export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAuthServer> {
+  const secrets = await loadOAuthSecrets(deps.db);
+  const resource = resourceOf(issuer);
+  const policy = outboundPolicy(deps.config);
+  const scope = SCOPES.join(' ');
+
+  const configuration: Configuration = {
+    adapter: (name: string) => new DbAdapter(deps.db, name),
+    clients: [],
+    findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+    jwks: { keys: [secrets.signingJwk as never] },
+    cookies: { keys: [secrets.cookieKey] },
+    // Our scopes are listed too: clients register with a `scope` naming them (the MCP SDK sends scopes_supported).
+    scopes: ['openid', 'offline_access', ...SCOPES],
+    claims: { openid: ['sub'] },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    clientAuthMethods: ['none', 'client_secret_post', 'client_secret_basic'],
+    routes: OAUTH_ROUTES,
+    ttl: {
+      AccessToken: ACCESS_TOKEN_TTL_S,
+      AuthorizationCode: CODE_TTL_S,
+      RefreshToken: REFRESH_TOKEN_TTL_S,
+      Interaction: INTERACTION_TTL_S,
+      Session: 24 * 3600,
+      // A connection lasts until it is disconnected or its refresh token goes unused for 30 days.
+      Grant: 365 * 24 * 3600,
+    },
+    rotateRefreshToken: true,
+    // A refresh token whenever the client registered the grant type (MCP clients do not ask for offline_access).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // Every authorization shows the consent page (the person picks the data space and may narrow the scopes);
+    // the grant is the one that page just made, never an earlier one.
+    loadExistingGrant: async (ctx) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return typeof grantId === 'string' ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    interactions: {
+      policy: consentPolicy(),
+      url: (_ctx, interaction) => `${CONSENT_PATH}/${interaction.uid}`,
+    },
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator: (_ctx, key, value) => {
+        if (key !== 'redirect_uris') return;
+        for (const uri of (value as unknown[] | undefined) ?? []) {
+          const problem = redirectUriProblem(uri);
+          if (problem)
+            throw new errors.InvalidRedirectUri(`redirect_uris: '${String(uri).slice(0, 200)}' ${problem}`);
+        }
+      },
+    },
+    features: {
+      devInteractions: { enabled: false },
+      // Bearer tokens only: /mcp takes `Authorization: Bearer`, which carries no DPoP proof.
+      dPoP: { enabled: false },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => resource,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, indicator) => {
+          if (indicator !== resource) {
+            throw new errors.InvalidTarget(`the only resource of this server is ${resource}`);
+          }
+          return {
+            scope,
+            audience: resource,
+            accessTokenFormat: 'opaque',
+            accessTokenTTL: ACCESS_TOKEN_TTL_S,
+          };
+        },
+      },
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: 'draft-02',
+        // The document's host must pass the webhooks' outbound policy (no private addresses unless allowed).
+        allowFetch: async (_ctx: KoaContextWithOIDC, clientId: string) => {
+          if (checkUrlStatically(clientId, policy)) return false;
+          try {
+            await resolveTarget(new URL(clientId), policy);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+      } as never,
+    },
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = renderOAuthErrorPage(out.error, out.error_description);
+    },
+  };
+  const provider = new Provider(issuer, configuration);
+  provider.proxy = true;
+  const handler = provider.callback();
+  const callback = (req: IncomingMessage, res: ServerResponse) =>
+    new Promise<void>((resolve) => {
+      res.once('close', resolve);
+      res.once('finish', resolve);
+      handler(req, res);
+    });
+  return { issuer, resource, provider, callback };
+}

@@ -1,0 +1,178 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createSetupLink } from '../../src/features/users/users.service.ts';
+import { csrfIn } from '../dashboard/dashboard-client.ts';
+import type { Harness, Tenant } from '../helpers/harness.ts';
+
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  location: string | null;
+  json(): any;
+}
+
+/** A browser-like client of a served app: a cookie jar, redirects not followed, forms url-encoded. */
+export class BrowserLike {
+  readonly cookies = new Map<string, string>();
+  constructor(readonly base: string) {}
+
+  async request(
+    method: string,
+    pathOrUrl: string,
+    init: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {},
+  ): Promise<HttpAnswer> {
+    const url = new URL(pathOrUrl, this.base);
+    const headers: Record<string, string> = { ...init.headers };
+    if (this.cookies.size && url.origin === new URL(this.base).origin) {
+      headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    }
+    let body: string | undefined;
+    if (init.form) {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(init.form)) for (const one of [v].flat()) params.append(k, one);
+      body = params.toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const res = await fetch(url, { method, headers, body, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, ...rest] = pair!.split('=');
+      const value = rest.join('=');
+      if (/max-age=0|expires=Thu, 01 Jan 1970/i.test(line) || value === '') this.cookies.delete(name!.trim());
+      else this.cookies.set(name!.trim(), value);
+    }
+    const text = await res.text();
+    return {
+      status: res.status,
+      headers: res.headers,
+      text,
+      location: res.headers.get('location'),
+      json: () => JSON.parse(text),
+    };
+  }
+
+  get(path: string) {
+    return this.request('GET', path);
+  }
+}
+
+const PASSWORD = 'correct horse battery';
+
+/** Signs the tenant's person in to the dashboard of the served app. */
+export async function signIn(h: Harness, t: Tenant, browser: BrowserLike): Promise<void> {
+  const { token } = await createSetupLink(h.deps, t.accountId);
+  const setup = await browser.get(`/setup?token=${token}`);
+  await browser.request('POST', '/setup', {
+    form: { _csrf: csrfIn(setup.text), token, password: PASSWORD, confirm: PASSWORD },
+  });
+  const page = await browser.get('/sign-in');
+  await browser.request('POST', '/sign-in', {
+    form: { _csrf: csrfIn(page.text), email: t.email, password: PASSWORD },
+  });
+}
+
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+/** Registers a public client (RFC 7591) and answers its client_id. */
+export async function registerClient(base: string, metadata: Record<string, unknown> = {}): Promise<string> {
+  const res = await fetch(new URL('/oauth/register', base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Journey Assistant',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...metadata,
+    }),
+  });
+  const body = (await res.json()) as { client_id?: string };
+  if (res.status !== 201 || !body.client_id)
+    throw new Error(`registration failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.client_id;
+}
+
+export async function tokenRequest(base: string, form: Record<string, string>) {
+  const res = await fetch(new URL('/oauth/token', base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+/** One JSON-RPC call to /mcp (2025-era stateless: initialize is not needed for tools/call on this server). */
+export async function mcpCall(
+  base: string,
+  token: string | null,
+  name: string,
+  args: Record<string, unknown> = {},
+) {
+  const res = await fetch(new URL('/mcp', base), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const text = await res.text();
+  const dataLine = text.split('\n').find((l) => l.startsWith('data: '));
+  let body: any;
+  try {
+    body = JSON.parse(dataLine ? dataLine.slice(6) : text);
+  } catch {
+    body = text;
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/**
+ * A signed-in person of a new tenant authorizes the client on the consent page (all offered scopes, live data);
+ * answers the code from the callback and the browser.
+ */
+export async function authorizeCode(
+  h: Harness,
+  base: string,
+  clientId: string,
+  pkce: { challenge: string },
+  extra: Record<string, string> = {},
+) {
+  const t = await h.tenant();
+  const browser = new BrowserLike(base);
+  await signIn(h, t, browser);
+  const params = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+    scope: 'notes:read search',
+    state: 'st',
+    resource: `${base}/mcp`,
+    ...extra,
+  });
+  const authorize = await browser.get(`/oauth/authorize?${params}`);
+  if (authorize.status !== 303)
+    throw new Error(`authorize answered ${authorize.status}: ${authorize.location}`);
+  const consentPath = new URL(authorize.location!, base).pathname;
+  const page = await browser.get(consentPath);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  if (!csrf) throw new Error(`no consent form: ${page.status}`);
+  const posted = await browser.request('POST', consentPath, {
+    form: { _csrf: csrf, scope: ['notes:read', 'search'], mode: 'live', decision: 'allow' },
+    headers: { origin: base },
+  });
+  const resumed = await browser.get(posted.location!);
+  const code = new URL(resumed.location!).searchParams.get('code');
+  if (!code) throw new Error(`no code: ${resumed.location}`);
+  return { t, browser, code };
+}
