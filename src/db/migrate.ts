@@ -10,6 +10,7 @@ import { webhooksFairness } from './migrations/0008-webhooks-fairness.ts';
 import { searchNotesBySpace } from './migrations/0009-search-notes-by-space.ts';
 import { dashboardUsers } from './migrations/0010-dashboard-users.ts';
 import { webhookSecretRotation } from './migrations/0011-webhook-secret-rotation.ts';
+import { noteSources } from './migrations/0014-note-sources.ts';
 import type { Db, Dialect } from './schema.ts';
 
 /** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
@@ -38,6 +39,7 @@ export const MIGRATIONS: Migration[] = [
   searchNotesBySpace,
   dashboardUsers,
   webhookSecretRotation,
+  noteSources,
 ];
 
 const LOCK_ID = 7_355_608;

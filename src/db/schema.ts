@@ -72,6 +72,9 @@ export interface NotesTable {
   tags: string;
   created_at: Iso;
   updated_at: Iso;
+  /** Where an imported note came from (limitless, omi, minutes) and its id there (migration 14); null otherwise. */
+  source?: string | null;
+  source_id?: string | null;
 }
 
 /** One row per (note, lower-cased tag) for exact, case-insensitive tag filters. */

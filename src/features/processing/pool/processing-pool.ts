@@ -3,6 +3,8 @@ import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ProcessingSettings } from '../../../config.ts';
 import { AppError } from '../../../lib/errors.ts';
+import type { ParsedImport } from '../../imports/imported-note.ts';
+import type { ImportFileTask } from '../../imports/parse-import.ts';
 import type { Chunk, NoteContent } from '../../search/chunk-note.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
 import { type PreparedTranscript, prepareTranscriptText } from '../prepared-transcript.ts';
@@ -45,6 +47,8 @@ export interface ProcessingPool {
   analyze(input: AnalysisInput, signal?: AbortSignal): Promise<Analysis>;
   /** chunkNote in a thread. */
   chunk(content: NoteContent, signal?: AbortSignal): Promise<Chunk[]>;
+  /** One file of an export read into notes (parseImportFile) in a thread. */
+  parseImport(task: ImportFileTask): Promise<ParsedImport>;
   /** Keeps a thread busy for `ms` (tests and benchmarks of the budget). */
   spin(ms: number, signal?: AbortSignal): Promise<void>;
   /**
@@ -100,6 +104,7 @@ export function createProcessingPool(settings: Pick<ProcessingSettings, 'threads
     parseJson: (bytes, options = {}) => run({ kind: 'json', bytes, ...options }),
     analyze: (input, signal) => run({ kind: 'analyze', input }, signal),
     chunk: (content, signal) => run({ kind: 'chunk', content }, signal),
+    parseImport: (task) => run({ kind: 'import', ...task }),
     spin: (ms, signal) => run({ kind: 'spin', ms }, signal),
     async close() {
       const old = [pools.jobs, pools.requests];

@@ -3,6 +3,8 @@ import { AppError, type ErrorCode } from '../../../lib/errors.ts';
 import { type ParsedJsonBody, parseJsonBody } from '../../../lib/parse-json-body.ts';
 import { requestFingerprint, serializedBody } from '../../../lib/request-fingerprint.ts';
 import { lowerThreadPriority } from '../../../lib/thread-priority.ts';
+import type { ParsedImport } from '../../imports/imported-note.ts';
+import { type ImportFileTask, parseImportFile } from '../../imports/parse-import.ts';
 import { type Chunk, chunkNote, type NoteContent } from '../../search/chunk-note.ts';
 import { type Analysis, type AnalysisInput, analyzeTranscriptWithModel } from '../analyze-builtin.ts';
 import {
@@ -27,12 +29,17 @@ export type ProcessingTask =
   | ({ kind: 'json'; bytes: Uint8Array } & JsonBodyOptions)
   | { kind: 'analyze'; input: AnalysisInput }
   | { kind: 'chunk'; content: NoteContent }
+  /** One file of a Limitless, Omi or Minutes export, read into notes. */
+  | ({ kind: 'import' } & ImportFileTask)
   /** For tests and benchmarks of the budget: keeps the thread busy this long. */
   | { kind: 'spin'; ms: number };
 
 /** What a task gives back; an AppError (a transcript with no text) is passed on as data, as errors lose their class. */
 export type ProcessingOutcome =
-  | { ok: true; value: PreparedTranscript | ParsedTranscriptBody | Analysis | Chunk[] | null }
+  | {
+      ok: true;
+      value: PreparedTranscript | ParsedTranscriptBody | Analysis | Chunk[] | ParsedImport | null;
+    }
   | { ok: false; error: { code: ErrorCode; message: string; param?: string } };
 
 /** What a thread does besides parsing a request's JSON body (see the `json` task). */
@@ -95,6 +102,8 @@ export default async function runProcessingTask(task: ProcessingTask): Promise<P
         return { ok: true, value: await analyzeTranscriptWithModel(task.input) };
       case 'chunk':
         return { ok: true, value: chunkNote(task.content) };
+      case 'import':
+        return { ok: true, value: parseImportFile(task) };
       case 'spin': {
         const until = Date.now() + task.ms;
         while (Date.now() < until) {
