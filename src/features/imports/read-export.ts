@@ -54,17 +54,17 @@ export async function* readZipExport(file: string, limits: ExportReadLimits): As
         continue;
       }
       const size = entry.uncompressedSize;
-      if (size > limits.maxEntryBytes) {
-        yield {
-          name,
-          error: `larger than the ${limits.maxEntryBytes} bytes an entry may have (${size} bytes)`,
-        };
-        continue;
-      }
       if (size > RATIO_FLOOR_BYTES && size > MAX_RATIO * Math.max(1, entry.compressedSize)) {
         yield {
           name,
           error: `expands ${Math.round(size / Math.max(1, entry.compressedSize))} times: taken for a ZIP bomb, not read`,
+        };
+        continue;
+      }
+      if (size > limits.maxEntryBytes) {
+        yield {
+          name,
+          error: `larger than the ${limits.maxEntryBytes} bytes an entry may have (${size} bytes)`,
         };
         continue;
       }
