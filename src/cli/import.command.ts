@@ -234,7 +234,7 @@ async function importExportsCommand(
   else {
     const count = (o: string) => outcomes.filter((r) => r.outcome === o).length;
     print(
-      `Imported ${count('imported')} notes; skipped ${count('skipped')} already imported; ${count('failed')} failed.`,
+      `Imported ${count('imported')} note${count('imported') === 1 ? '' : 's'}; skipped ${count('skipped')} already imported; ${count('failed')} failed.`,
     );
   }
   for (const r of outcomes)
