@@ -13,7 +13,8 @@ import { type Actor, SCOPES } from '../features/api-keys/scopes.ts';
 import { type ImportItemOutcome, importExport } from '../features/imports/import-export.service.ts';
 import { EXPORT_READ_LIMITS } from '../features/imports/import-limits.ts';
 import type { ImportSource } from '../features/imports/imported-note.ts';
-import { readExportFile, readZipExport } from '../features/imports/read-export.ts';
+import { fetchLimitlessLifelogs, LIMITLESS_API_URL } from '../features/imports/limitless-api.ts';
+import { type ExportFile, readExportFile, readZipExport } from '../features/imports/read-export.ts';
 import { CreateNoteBody, type CreateNoteInput } from '../features/notes/notes.schema.ts';
 import { toSegments } from '../features/processing/providers/openai-transcriber.ts';
 import {
@@ -67,7 +68,7 @@ export function registerImportCommand(program: Command): void {
         'recordings with their notes; directories are searched recursively, and files imported before ' +
         '(same bytes, same account and mode) are skipped',
     )
-    .argument('<paths...>', 'files or directories')
+    .argument('[paths...]', 'files or directories (none with --api-key)')
     .option('--account <email>', 'the account (default: the owner account of the first start)')
     .addOption(
       new Option('--mode <mode>', 'the data space to import into').choices(['live', 'test']).default('live'),
@@ -86,6 +87,11 @@ export function registerImportCommand(program: Command): void {
       ).choices(['limitless', 'omi', 'minutes', 'transcript']),
     )
     .option('--me <name>', 'your name, for the speaker a Limitless or Omi export marks as the wearer')
+    .option(
+      '--api-key <key>',
+      "read every lifelog from Limitless's API with this key (implies --from limitless)",
+    )
+    .option('--api-url <url>', "the Limitless API's address", LIMITLESS_API_URL)
     .option('--json', 'print the outcome of every file as JSON')
     .action(
       async (
@@ -98,8 +104,23 @@ export function registerImportCommand(program: Command): void {
           json?: boolean;
           from?: ImportSource | 'transcript';
           me?: string;
+          apiKey?: string;
+          apiUrl: string;
         },
       ) => {
+        if (opts.apiKey) {
+          if (paths.length || (opts.from && opts.from !== 'limitless'))
+            throw new UsageError(
+              '--api-key reads from the Limitless API: give no paths, and no --from but limitless.',
+            );
+          await importExportsCommand(
+            [],
+            { ...opts, from: 'limitless' },
+            fetchLimitlessLifelogs({ apiKey: opts.apiKey, baseUrl: opts.apiUrl }),
+          );
+          return;
+        }
+        if (!paths.length) throw new UsageError('Give the files or folders to import, or --api-key.');
         const found = await collectImportFiles(paths, opts.from);
         if (found.exports.length) {
           const outcomes = await importExportsCommand(found.exports, opts);
@@ -193,6 +214,7 @@ async function importExportsCommand(
     me?: string;
     process?: boolean;
   },
+  source: AsyncIterable<ExportFile> = readExports(files),
 ): Promise<ImportItemOutcome[]> {
   // The number of items is known only once every file is read: a running count, not a bar.
   const tty = process.stderr.isTTY === true;
@@ -213,7 +235,7 @@ async function importExportsCommand(
     async (ctx) => {
       const account = await resolveAccount(ctx, opts.account);
       const actor: Actor = { accountId: account.id, mode: opts.mode, scopes: new Set(SCOPES), keyId: 'cli' };
-      const result = await importExport(ctx, actor, readExports(files), {
+      const result = await importExport(ctx, actor, source, {
         source: opts.from === 'transcript' ? undefined : opts.from,
         me: opts.me,
         onItem: (outcome) => {

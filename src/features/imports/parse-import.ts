@@ -1,5 +1,6 @@
 import type { ImportSource, ParsedImport } from './imported-note.ts';
 import { decodeUtf8, SourceItemError } from './sources/decode-text.ts';
+import { parseLimitlessLifelog } from './sources/limitless-lifelog-json.ts';
 import { parseLimitlessMarkdown } from './sources/limitless-markdown.ts';
 import { parseMinutesNote } from './sources/minutes-export.ts';
 import { parseOmiExport } from './sources/omi-export.ts';
@@ -24,7 +25,7 @@ export function parseImportFile(task: ImportFileTask): ParsedImport {
   const source = task.source ?? detectSource(task.name, task.bytes);
   try {
     const text = decodeUtf8(task.bytes);
-    if (source === 'limitless') {
+    if (source === 'limitless' && !/\.json$/i.test(task.name)) {
       return { source, notes: [parseLimitlessMarkdown(task.name, text, task.me)], errors: [] };
     }
     let json: unknown;
@@ -34,6 +35,8 @@ export function parseImportFile(task: ImportFileTask): ParsedImport {
       throw new SourceItemError(`not valid JSON (${(err as Error).message})`);
     }
     if (source === 'minutes') return { source, notes: [parseMinutesNote(task.name, json)], errors: [] };
+    if (source === 'limitless')
+      return { source, notes: [parseLimitlessLifelog(task.name, json, task.me)], errors: [] };
     return { source, ...parseOmiExport(task.name, json, task.me) };
   } catch (err) {
     if (!(err instanceof SourceItemError)) throw err;
@@ -41,9 +44,13 @@ export function parseImportFile(task: ImportFileTask): ParsedImport {
   }
 }
 
-/** Markdown is a Limitless lifelog; JSON is a Minutes note when it has one's fields, else an Omi export. */
+/**
+ * Markdown is a Limitless lifelog; JSON is a Minutes note or a lifelog of Limitless's API when it has their
+ * fields, else an Omi export.
+ */
 export function detectSource(name: string, bytes: Uint8Array): ImportSource {
   if (/\.md$/i.test(name)) return 'limitless';
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 4096)).toString('utf8');
-  return /"title_locked"\s*:/.test(head) && /"transcript"\s*:/.test(head) ? 'minutes' : 'omi';
+  if (/"title_locked"\s*:/.test(head) && /"transcript"\s*:/.test(head)) return 'minutes';
+  return /"contents"\s*:/.test(head) && /"startTime"\s*:/.test(head) ? 'limitless' : 'omi';
 }
