@@ -104,6 +104,33 @@ for (const dialect of DIALECTS) {
       expect(theirs.filter((o) => o.outcome === 'imported')).toHaveLength(3);
     });
 
+    it('refuses a Minutes export of a newer format version before importing any of it', async () => {
+      const t = await h.tenant();
+      const dir = tempDir();
+      fs.mkdirSync(path.join(dir, 'live/notes'), { recursive: true });
+      fs.writeFileSync(
+        path.join(dir, 'manifest.json'),
+        JSON.stringify({
+          format: 'minutes-account-export',
+          version: 2,
+          exported_at: '2026-01-01T00:00:00Z',
+          spaces: [],
+        }),
+      );
+      fs.copyFileSync(
+        path.join(FIXTURES, 'omi/conversations-array.json'),
+        path.join(dir, 'live/notes/a.json'),
+      );
+      const outcomes = await importExport(h.deps, actorOf(t.accountId), readFolderExport(dir, LIMITS));
+      expect(outcomes).toEqual([
+        {
+          item: 'manifest.json',
+          outcome: 'failed',
+          error: "the export's format version 2 is newer than this Minutes reads (1): upgrade Minutes first",
+        },
+      ]);
+    });
+
     it('reads a ZIP entry by entry: unsafe names, bombs, huge entries, bad encodings and malformed files fail by name, the rest is imported', async () => {
       const t = await h.tenant();
       const dir = tempDir();

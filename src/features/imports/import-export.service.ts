@@ -3,7 +3,7 @@ import type { Actor } from '../api-keys/scopes.ts';
 import { type ImportNoteOutcome, importNote } from './import-note.service.ts';
 import type { ImportSource } from './imported-note.ts';
 import type { ExportFile } from './read-export.ts';
-import { ACCOUNT_EXPORT_FORMAT } from './sources/minutes-export.ts';
+import { ACCOUNT_EXPORT_FORMAT, ACCOUNT_EXPORT_VERSION, ExportManifest } from './sources/minutes-export.ts';
 
 /** What became of one item of an export: a note imported or found already, or the reason it failed. */
 export type ImportItemOutcome =
@@ -41,7 +41,17 @@ export async function importExport(
       await report({ item: file.name, outcome: 'failed', error: file.error });
       continue;
     }
-    if (isManifest(file.name, file.bytes)) continue;
+    if (isManifest(file.name, file.bytes)) {
+      const newer = newerVersion(file.bytes);
+      if (newer === undefined) continue;
+      // Read by an older Minutes, a newer export would lose the fields it does not know: nothing is imported.
+      await report({
+        item: file.name,
+        outcome: 'failed',
+        error: `the export's format version ${newer} is newer than this Minutes reads (${ACCOUNT_EXPORT_VERSION}): upgrade Minutes first`,
+      });
+      return outcomes;
+    }
     const parsed = await deps.processing.parseImport({
       name: file.name,
       bytes: file.bytes,
@@ -69,6 +79,17 @@ function isManifest(name: string, bytes: Uint8Array): boolean {
   if (!/(^|\/)manifest\.json$/.test(name)) return false;
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 512)).toString('utf8');
   return head.includes(ACCOUNT_EXPORT_FORMAT);
+}
+
+/** The manifest's format version when this Minutes cannot read it, else undefined. */
+function newerVersion(bytes: Uint8Array): number | undefined {
+  try {
+    const manifest = ExportManifest.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8')));
+    if (manifest.success && manifest.data.version > ACCOUNT_EXPORT_VERSION) return manifest.data.version;
+  } catch {
+    // An unreadable manifest says nothing about the notes: they are read one by one and checked each.
+  }
+  return undefined;
 }
 
 function isDataError(err: unknown): boolean {

@@ -96,7 +96,12 @@ export async function* readZipExport(file: string, limits: ExportReadLimits): As
  * JSON file under it, sorted, read one at a time. A note file of a Minutes export carries its data space.
  */
 export async function* readFolderExport(dir: string, limits: ExportReadLimits): AsyncGenerator<ExportFile> {
-  const names = ((await fsp.readdir(dir, { recursive: true })) as string[]).filter(isExportFile).sort();
+  // A Minutes export's manifest first: it says whether this version can read the rest.
+  const names = ((await fsp.readdir(dir, { recursive: true })) as string[])
+    .filter(isExportFile)
+    .sort(
+      (a, b) => Number(b === 'manifest.json') - Number(a === 'manifest.json') || (a < b ? -1 : a > b ? 1 : 0),
+    );
   for (const relative of names) {
     const full = path.join(dir, relative);
     const stat = await fsp.stat(full);
