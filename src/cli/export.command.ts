@@ -6,6 +6,7 @@ import type { Mode } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
 import { resolveAccount } from '../features/accounts/accounts.service.ts';
 import { type Actor, SCOPES } from '../features/api-keys/scopes.ts';
+import { exportAccount } from '../features/imports/export-account.service.ts';
 import { exportableNoteIds, exportNote } from '../features/notes/export/export.service.ts';
 import { EXPORT_FORMATS, type ExportFormat } from '../features/notes/export/export-formats.ts';
 import { parseRangeBound } from '../lib/time.ts';
@@ -45,6 +46,11 @@ export function registerExportCommand(program: Command): void {
       new Option('--mode <mode>', 'the data space to export').choices(['live', 'test']).default('live'),
     )
     .option('--json', 'print the exported files as JSON')
+    .option(
+      '--all',
+      'a lossless account export instead (both data spaces, every field, JSON per note and a manifest): ' +
+        'the way to back up an account or move it to another instance with `minutes import DIR`',
+    )
     .action(
       async (
         dir: string,
@@ -56,8 +62,20 @@ export function registerExportCommand(program: Command): void {
           account?: string;
           mode: Mode;
           json?: boolean;
+          all?: boolean;
         },
       ) => {
+        if (opts.all) {
+          const manifest = await withDatabase((ctx) => exportWholeAccount(ctx, dir, opts.account));
+          if (opts.json) printJson(manifest);
+          else {
+            const n = manifest.spaces.reduce((sum, s) => sum + s.notes, 0);
+            print(
+              `Exported ${n} note${n === 1 ? '' : 's'} (format version ${manifest.version}) to ${path.resolve(dir)}.`,
+            );
+          }
+          return;
+        }
         const bound = (value: string | undefined, edge: 'from' | 'to') => {
           if (value === undefined) return undefined;
           const parsed = parseRangeBound(value.trim(), edge);
@@ -122,6 +140,20 @@ export async function exportNotes(ctx: Deps, dir: string, options: ExportOptions
     options.onFile?.(results.length, total, name);
   }
   return results;
+}
+
+/** `export --all`: the account's lossless export, with a count of notes written on a terminal. */
+export async function exportWholeAccount(ctx: Deps, dir: string, account?: string) {
+  const { id } = await resolveAccount(ctx, account);
+  const tty = process.stderr.isTTY === true;
+  const manifest = await exportAccount(ctx, path.resolve(dir), {
+    accountId: id,
+    onNote: (n) => {
+      if (tty && n % 100 === 0) process.stderr.write(`\rexported ${n} notes`);
+    },
+  });
+  if (tty) process.stderr.write('\n');
+  return manifest;
 }
 
 /** A progress bar on stderr when it is a terminal; nothing otherwise (scripts read the summary on stdout). */

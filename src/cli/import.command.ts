@@ -10,6 +10,11 @@ import type { Mode } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
 import { resolveAccount } from '../features/accounts/accounts.service.ts';
 import { type Actor, SCOPES } from '../features/api-keys/scopes.ts';
+import { type ImportItemOutcome, importExport } from '../features/imports/import-export.service.ts';
+import { EXPORT_READ_LIMITS } from '../features/imports/import-limits.ts';
+import type { ImportSource } from '../features/imports/imported-note.ts';
+import { fetchLimitlessLifelogs, LIMITLESS_API_URL } from '../features/imports/limitless-api.ts';
+import { type ExportFile, readExportFile, readZipExport } from '../features/imports/read-export.ts';
 import { CreateNoteBody, type CreateNoteInput } from '../features/notes/notes.schema.ts';
 import { toSegments } from '../features/processing/providers/openai-transcriber.ts';
 import {
@@ -63,7 +68,7 @@ export function registerImportCommand(program: Command): void {
         'recordings with their notes; directories are searched recursively, and files imported before ' +
         '(same bytes, same account and mode) are skipped',
     )
-    .argument('<paths...>', 'files or directories')
+    .argument('[paths...]', 'files or directories (none with --api-key)')
     .option('--account <email>', 'the account (default: the owner account of the first start)')
     .addOption(
       new Option('--mode <mode>', 'the data space to import into').choices(['live', 'test']).default('live'),
@@ -73,13 +78,56 @@ export function registerImportCommand(program: Command): void {
       '--process',
       'process the imported notes now, in this process, instead of by a running server or worker',
     )
+    .addOption(
+      new Option(
+        '--from <source>',
+        'read the paths as this source instead of finding it from each file: a Limitless export (ZIP or ' +
+          'lifelogs/ folder of Markdown), an Omi export (JSON), a Minutes account export (minutes export --all), ' +
+          'or transcripts',
+      ).choices(['limitless', 'omi', 'minutes', 'transcript']),
+    )
+    .option('--me <name>', 'your name, for the speaker a Limitless or Omi export marks as the wearer')
+    .option(
+      '--api-key <key>',
+      "read every lifelog from Limitless's API with this key (implies --from limitless)",
+    )
+    .option('--api-url <url>', "the Limitless API's address", LIMITLESS_API_URL)
     .option('--json', 'print the outcome of every file as JSON')
     .action(
       async (
         paths: string[],
-        opts: { account?: string; mode: Mode; tags?: string; process?: boolean; json?: boolean },
+        opts: {
+          account?: string;
+          mode: Mode;
+          tags?: string;
+          process?: boolean;
+          json?: boolean;
+          from?: ImportSource | 'transcript';
+          me?: string;
+          apiKey?: string;
+          apiUrl: string;
+        },
       ) => {
-        const files = await collectFiles(paths);
+        if (opts.apiKey) {
+          if (paths.length || (opts.from && opts.from !== 'limitless'))
+            throw new UsageError(
+              '--api-key reads from the Limitless API: give no paths, and no --from but limitless.',
+            );
+          await importExportsCommand(
+            [],
+            { ...opts, from: 'limitless' },
+            fetchLimitlessLifelogs({ apiKey: opts.apiKey, baseUrl: opts.apiUrl }),
+          );
+          return;
+        }
+        if (!paths.length) throw new UsageError('Give the files or folders to import, or --api-key.');
+        const found = await collectImportFiles(paths, opts.from);
+        if (found.exports.length) {
+          const outcomes = await importExportsCommand(found.exports, opts);
+          if (!found.files.length) return;
+          if (outcomes.some((o) => o.outcome === 'failed')) process.exitCode = 1;
+        }
+        const files = found.files;
         if (!files.length) throw new UsageError('No audio or transcript files found in the given paths.');
         const tags = opts.tags
           ?.split(',')
@@ -105,6 +153,123 @@ export function registerImportCommand(program: Command): void {
         if (results.some((r) => r.outcome === 'failed')) process.exitCode = 1;
       },
     );
+}
+
+/**
+ * The paths split into exports (a ZIP, a Limitless lifelog, an Omi or Minutes JSON export: read by
+ * importExport) and audio or transcript files (importFiles). A JSON file is an export when its content says so
+ * (or `--from` does), else a transcript.
+ */
+export async function collectImportFiles(
+  paths: readonly string[],
+  from?: ImportSource | 'transcript',
+): Promise<{ exports: string[]; files: string[] }> {
+  const exports = new Set<string>();
+  const files = new Set<string>();
+  for (const given of paths) {
+    const absolute = path.resolve(given);
+    const stat = await fsp.stat(absolute).catch(() => undefined);
+    if (!stat) throw new UsageError(`No such file or directory: ${given}`);
+    const candidates = stat.isDirectory()
+      ? ((await fsp.readdir(absolute, { recursive: true })) as string[]).map((e) => path.join(absolute, e))
+      : [absolute];
+    for (const file of candidates) {
+      const ext = path.extname(file).toLowerCase();
+      if (!['.zip', '.md', '.json'].includes(ext) || !(await fsp.stat(file)).isFile()) continue;
+      if (from === 'transcript' && ext !== '.json') continue;
+      if (ext === '.json' && from !== 'transcript' && (from || (await looksLikeExport(file))))
+        exports.add(file);
+      else if (ext !== '.json' && from !== 'transcript') exports.add(file);
+    }
+  }
+  const rest = await collectFiles(paths).catch((err: unknown) => {
+    // A path that is only an export (a ZIP, a lifelog) is not "another type" here.
+    if (err instanceof UsageError && exports.size) return [];
+    throw err;
+  });
+  for (const file of rest) if (!exports.has(file)) files.add(file);
+  return { exports: [...exports].sort(), files: [...files].sort() };
+}
+
+/** A JSON file that is an Omi export or a note or manifest of a Minutes export, from its first 4 KiB. */
+async function looksLikeExport(file: string): Promise<boolean> {
+  const handle = await fsp.open(file);
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+    const head = buffer.subarray(0, bytesRead).toString('utf8');
+    return /"(transcript_segments|conversations|title_locked|minutes-account-export)"/.test(head);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Imports the exports among the paths with a progress bar, and prints what became of every item. */
+async function importExportsCommand(
+  files: readonly string[],
+  opts: {
+    account?: string;
+    mode: Mode;
+    json?: boolean;
+    from?: ImportSource | 'transcript';
+    me?: string;
+    process?: boolean;
+  },
+  source: AsyncIterable<ExportFile> = readExports(files),
+): Promise<ImportItemOutcome[]> {
+  // The number of items is known only once every file is read: a running count, not a bar.
+  const tty = process.stderr.isTTY === true;
+  let done = 0;
+  const bar = {
+    update(n: number, outcome: ImportItemOutcome) {
+      if (tty)
+        process.stderr.write(
+          `\rimporting: ${n} items (${outcome.outcome}: ${path.basename(outcome.item)})\u001b[K`,
+        );
+      else process.stderr.write(`${n} ${outcome.outcome}: ${outcome.item}\n`);
+    },
+    stop() {
+      if (tty && done) process.stderr.write('\n');
+    },
+  };
+  const outcomes = await withDatabase(
+    async (ctx) => {
+      const account = await resolveAccount(ctx, opts.account);
+      const actor: Actor = { accountId: account.id, mode: opts.mode, scopes: new Set(SCOPES), keyId: 'cli' };
+      const result = await importExport(ctx, actor, source, {
+        source: opts.from === 'transcript' ? undefined : opts.from,
+        me: opts.me,
+        onItem: (outcome) => {
+          done += 1;
+          bar.update(done, outcome);
+        },
+      });
+      if (opts.process)
+        await processImported(
+          ctx,
+          result.flatMap((r) => (r.outcome === 'imported' ? [r] : [])),
+        );
+      return result;
+    },
+    { logger: createLogger('silent') },
+  ).finally(() => bar.stop());
+  if (opts.json) printJson(outcomes);
+  else {
+    const count = (o: string) => outcomes.filter((r) => r.outcome === o).length;
+    print(
+      `Imported ${count('imported')} note${count('imported') === 1 ? '' : 's'}; skipped ${count('skipped')} already imported; ${count('failed')} failed.`,
+    );
+  }
+  for (const r of outcomes)
+    if (r.outcome === 'failed') process.stderr.write(`failed: ${r.item}: ${r.error}\n`);
+  if (outcomes.some((r) => r.outcome === 'failed')) process.exitCode = 1;
+  return outcomes;
+}
+
+async function* readExports(files: readonly string[]) {
+  for (const file of files) {
+    if (file.toLowerCase().endsWith('.zip')) yield* readZipExport(file, EXPORT_READ_LIMITS);
+    else yield* readExportFile(file, EXPORT_READ_LIMITS);
+  }
 }
 
 /** Every importable file under the paths, sorted, without duplicates; a named file of another type is an error. */
@@ -275,8 +440,11 @@ function parseBody(body: unknown): CreateNoteInput {
 }
 
 /** Runs due processing jobs here until every imported note is ready or failed. */
-async function processImported(deps: Deps, results: ImportOutcome[]) {
-  const noteIds = results.flatMap((r) => (r.outcome === 'imported' ? [r.note_id] : []));
+async function processImported(
+  deps: Deps,
+  results: readonly ({ outcome: string } & Partial<{ note_id: string }>)[],
+) {
+  const noteIds = results.flatMap((r) => (r.outcome === 'imported' && r.note_id ? [r.note_id] : []));
   if (!noteIds.length) return;
   const bar = progressBar(noteIds.length, 'processing');
   try {

@@ -12,6 +12,7 @@ import { dashboardUsers } from './migrations/0010-dashboard-users.ts';
 import { webhookSecretRotation } from './migrations/0011-webhook-secret-rotation.ts';
 import { signInAttempts } from './migrations/0012-sign-in-attempts.ts';
 import { languages } from './migrations/0013-languages.ts';
+import { noteSources } from './migrations/0014-note-sources.ts';
 import { oauth } from './migrations/0015-oauth.ts';
 import type { Db, Dialect } from './schema.ts';
 
@@ -43,6 +44,7 @@ export const MIGRATIONS: Migration[] = [
   webhookSecretRotation,
   signInAttempts,
   languages,
+  noteSources,
   oauth,
 ];
 

@@ -78,6 +78,9 @@ export interface NotesTable {
   language?: string | null;
   /** What the analysis could not do and why, for the owner (0013); null when it did everything. */
   analysis_notes?: string | null;
+  /** Where an imported note came from (limitless, omi, minutes) and its id there (migration 14); null otherwise. */
+  source?: string | null;
+  source_id?: string | null;
 }
 
 /** One row per (note, lower-cased tag) for exact, case-insensitive tag filters. */

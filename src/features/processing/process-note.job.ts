@@ -9,6 +9,7 @@ import type { Space } from '../../lib/space.ts';
 import { nowIso, toIso } from '../../lib/time.ts';
 import { toActionItem } from '../action-items/action-items.view.ts';
 import { recordEvent } from '../events/events.ts';
+import { importsRepo } from '../imports/imports.repo.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
 import { toNoteDetail } from '../notes/notes.view.ts';
 import { type PreparedNoteIndex, prepareNoteIndex, writeNoteIndex } from '../search/index-note.ts';
@@ -171,7 +172,9 @@ export async function processNote({
 
   const now = Date.now();
   const owned = { note_id: noteId, account_id: space.accountId, mode: space.mode };
-  const actionItems: ActionItemsTable[] = analysis.action_items.map((item, i) => {
+  // An imported note keeps what its source extracted; the analysis fills only what the source did not have.
+  const fromSource = note.source ? await importsRepo.extractions(db, noteId) : undefined;
+  const analysed: ActionItemsTable[] = analysis.action_items.map((item, i) => {
     // One millisecond apart, so that listings ordered by created_at show the items in transcript order.
     const createdAt = toIso(now + i);
     return {
@@ -186,13 +189,16 @@ export async function processNote({
       completed_at: null,
     };
   });
-  const highlights: HighlightsTable[] = analysis.highlights.map((h) => ({
-    ...owned,
-    id: newId('highlight'),
-    timestamp_ms: h.timestamp_ms,
-    text: h.text,
-    created_at: toIso(now),
-  }));
+  const actionItems = fromSource?.actionItems.length ? fromSource.actionItems : analysed;
+  const highlights: HighlightsTable[] = fromSource?.highlights.length
+    ? fromSource.highlights
+    : analysis.highlights.map((h) => ({
+        ...owned,
+        id: newId('highlight'),
+        timestamp_ms: h.timestamp_ms,
+        text: h.text,
+        created_at: toIso(now),
+      }));
   // The order GET /v1/notes/:id (and the search index, when it re-reads the note) uses.
   const sortedHighlights = [...highlights].sort(
     (a, b) => a.timestamp_ms - b.timestamp_ms || compareIds(a.id, b.id),

@@ -4,6 +4,8 @@ import { Piscina } from 'piscina';
 import type { ProcessingSettings } from '../../../config.ts';
 import { AppError } from '../../../lib/errors.ts';
 import type { Answer, AskNote } from '../../ask/extractive.ts';
+import type { ParsedImport } from '../../imports/imported-note.ts';
+import type { ImportFileTask } from '../../imports/parse-import.ts';
 import type { Chunk, NoteContent } from '../../search/chunk-note.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
 import { type PreparedTranscript, prepareTranscriptText } from '../prepared-transcript.ts';
@@ -48,6 +50,8 @@ export interface ProcessingPool {
   chunk(content: NoteContent, signal?: AbortSignal): Promise<Chunk[]>;
   /** The extractive answer to a question from the notes search located (in the requests thread: someone waits). */
   ask(question: string, notes: AskNote[], maxCitations: number, signal?: AbortSignal): Promise<Answer>;
+  /** One file of an export read into notes (parseImportFile) in a thread. */
+  parseImport(task: ImportFileTask): Promise<ParsedImport>;
   /** Keeps a thread busy for `ms` (tests and benchmarks of the budget). */
   spin(ms: number, signal?: AbortSignal): Promise<void>;
   /**
@@ -107,6 +111,7 @@ export function createProcessingPool(settings: Pick<ProcessingSettings, 'threads
     chunk: (content, signal) => run({ kind: 'chunk', content }, signal),
     ask: (question, notes, maxCitations, signal) =>
       run({ kind: 'ask', question, notes, maxCitations }, signal),
+    parseImport: (task) => run({ kind: 'import', ...task }),
     spin: (ms, signal) => run({ kind: 'spin', ms }, signal),
     async close() {
       const old = [pools.jobs, pools.requests];

@@ -4,6 +4,8 @@ import { type ParsedJsonBody, parseJsonBody } from '../../../lib/parse-json-body
 import { requestFingerprint, serializedBody } from '../../../lib/request-fingerprint.ts';
 import { lowerThreadPriority } from '../../../lib/thread-priority.ts';
 import { type Answer, type AskNote, answerExtractively, DEFAULT_EXTRACTIVE } from '../../ask/extractive.ts';
+import type { ParsedImport } from '../../imports/imported-note.ts';
+import { type ImportFileTask, parseImportFile } from '../../imports/parse-import.ts';
 import { type Chunk, chunkNote, type NoteContent } from '../../search/chunk-note.ts';
 import { type Analysis, type AnalysisInput, analyzeTranscriptWithModel } from '../analyze-builtin.ts';
 import {
@@ -30,12 +32,17 @@ export type ProcessingTask =
   | { kind: 'chunk'; content: NoteContent }
   /** A question answered extractively from the notes search located. */
   | { kind: 'ask'; question: string; notes: AskNote[]; maxCitations: number }
+  /** One file of a Limitless, Omi or Minutes export, read into notes. */
+  | ({ kind: 'import' } & ImportFileTask)
   /** For tests and benchmarks of the budget: keeps the thread busy this long. */
   | { kind: 'spin'; ms: number };
 
 /** What a task gives back; an AppError (a transcript with no text) is passed on as data, as errors lose their class. */
 export type ProcessingOutcome =
-  | { ok: true; value: PreparedTranscript | ParsedTranscriptBody | Analysis | Chunk[] | Answer | null }
+  | {
+      ok: true;
+      value: PreparedTranscript | ParsedTranscriptBody | Analysis | Chunk[] | Answer | ParsedImport | null;
+    }
   | { ok: false; error: { code: ErrorCode; message: string; param?: string } };
 
 /** What a thread does besides parsing a request's JSON body (see the `json` task). */
@@ -98,14 +105,10 @@ export default async function runProcessingTask(task: ProcessingTask): Promise<P
         return { ok: true, value: await analyzeTranscriptWithModel(task.input) };
       case 'chunk':
         return { ok: true, value: chunkNote(task.content) };
-      case 'ask':
-        return {
-          ok: true,
-          value: answerExtractively(task.question, task.notes, {
-            ...DEFAULT_EXTRACTIVE,
-            maxCitations: task.maxCitations,
-          }),
-        };
+  | {
+      ok: true;
+      value: PreparedTranscript | ParsedTranscriptBody | Analysis | Chunk[] | Answer | ParsedImport | null;
+    }
       case 'spin': {
         const until = Date.now() + task.ms;
         while (Date.now() < until) {

@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import yazl from 'yazl';
+import { loadConfig } from '../../src/config.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createScratchDatabase } from '../../src/db/scratch-database.ts';
+import { createDeps } from '../../src/deps.ts';
+import { createAccount } from '../../src/features/accounts/accounts.service.ts';
+import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
+import { importExport } from '../../src/features/imports/import-export.service.ts';
+import { EXPORT_READ_LIMITS } from '../../src/features/imports/import-limits.ts';
+import { readZipExport } from '../../src/features/imports/read-export.ts';
+import { runDueJobs } from '../../src/jobs/worker.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { mulberry32 } from '../../src/lib/prng.ts';
+
+/**
+ * `npm run bench:import`: a Limitless export of IMPORT_BENCH_LIFELOGS lifelogs (10,000 by default; synthetic, in
+ * the export's format: 20–60 utterances of 2–4 speakers and two headings each) is written as a ZIP, imported
+ * (read entry by entry, parsed in processing threads, stored) and then processed and indexed by the job worker
+ * in this process, as `minutes import --process` does. Reports the time of each phase, lifelogs per minute and
+ * the process's peak resident memory, sampled every 100 ms.
+ *
+ * SQLite in a temp directory by default; BENCH_DATABASE_URL=postgres://… runs against a throwaway PostgreSQL
+ * database created beside the one named.
+ */
+
+const WORDS = (
+  'we should ship the beta next week if the tests pass and the pricing page is ready ' +
+  'can you send the draft to the team by friday the customer asked about the invoice ' +
+  'I will follow up with legal about the contract and book a room for the review'
+).split(' ');
+
+function lifelog(i: number, random: () => number): { name: string; text: string } {
+  const start = Date.UTC(2025, 0, 1) + i * 3_600_000;
+  const d = new Date(start);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const name = `lifelogs/${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}_${pad(d.getUTCHours())}h00m00s_Conversation-${i}.md`;
+  const lines = [`# Conversation ${i}`, '', `## Topic ${i % 17}`, ''];
+  const utterances = 20 + Math.floor(random() * 40);
+  const speakers = 2 + Math.floor(random() * 3);
+  let t = start;
+  for (let u = 0; u < utterances; u++) {
+    if (u === Math.floor(utterances / 2)) lines.push('', `### Follow-up ${i % 11}`, '');
+    const words = Array.from(
+      { length: 6 + Math.floor(random() * 18) },
+      () => WORDS[Math.floor(random() * WORDS.length)],
+    );
+    const end = t + words.length * 350;
+    lines.push(`> [${1 + Math.floor(random() * speakers)}](#startMs=${t}&endMs=${end}): ${words.join(' ')}.`);
+    t = end + 300;
+  }
+  return { name, text: `${lines.join('\n')}\n` };
+}
+
+async function writeExport(file: string, n: number) {
+  const zip = new yazl.ZipFile();
+  const random = mulberry32(31);
+  for (let i = 0; i < n; i++) {
+    const { name, text } = lifelog(i, random);
+    zip.addBuffer(Buffer.from(text), name);
+  }
+  zip.end();
+  await new Promise<void>((resolve, reject) => {
+    const out = fs.createWriteStream(file);
+    out.on('error', reject);
+    out.on('close', resolve);
+    zip.outputStream.on('error', reject);
+    zip.outputStream.pipe(out);
+  });
+}
+
+async function main() {
+  const n = Number(process.env.IMPORT_BENCH_LIFELOGS ?? 10_000);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-bench-import-'));
+  const archive = path.join(dataDir, 'limitless-export.zip');
+  await writeExport(archive, n);
+  const admin = process.env.BENCH_DATABASE_URL;
+  const scratch = admin ? await createScratchDatabase(admin, 'minutes_bench') : undefined;
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    WORKER: 'false',
+    LOG_LEVEL: 'silent',
+    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+  });
+  const deps = createDeps(config, { logger: createLogger('silent') });
+  await migrate(deps.db, deps.dialect);
+  const account = await createAccount(deps, { email: `bench-${Date.now()}@example.com` });
+  const actor: Actor = { accountId: account.id, mode: 'live', scopes: new Set(SCOPES), keyId: 'bench' };
+
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 100);
+  const started = performance.now();
+  const outcomes = await importExport(deps, actor, readZipExport(archive, EXPORT_READ_LIMITS), { me: 'Sam' });
+  const imported = performance.now();
+  let jobs = 0;
+  for (;;) {
+    const ran = await runDueJobs(deps);
+    if (ran === 0) break;
+    jobs += ran;
+  }
+  const processed = performance.now();
+  clearInterval(sampler);
+  const ready = await deps.db
+    .selectFrom('notes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', account.id)
+    .where('status', '=', 'ready')
+    .executeTakeFirstOrThrow();
+  const minutes = (processed - started) / 60_000;
+  const result = {
+    lifelogs: n,
+    archive_bytes: fs.statSync(archive).size,
+    imported: outcomes.filter((o) => o.outcome === 'imported').length,
+    failed: outcomes.filter((o) => o.outcome === 'failed').length,
+    ready: Number(ready.n),
+    jobs,
+    import_s: Math.round((imported - started) / 100) / 10,
+    process_and_index_s: Math.round((processed - imported) / 100) / 10,
+    total_s: Math.round((processed - started) / 100) / 10,
+    lifelogs_per_minute: Math.round(n / minutes),
+    peak_rss_mb: Math.round(peakRss / 1024 / 1024),
+    dialect: deps.dialect,
+  };
+  console.log(JSON.stringify(result, null, 2));
+  await deps.close();
+  await scratch?.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+await main();

@@ -1,0 +1,72 @@
+import type { Db } from '../../db/schema.ts';
+import type { Space } from '../../lib/space.ts';
+
+/** Reads of a whole account for its lossless export: every column, a page of notes at a time. */
+export const accountExportRepo = {
+  /** Ids of the space's notes after `after`, in id order (a stable walk while notes come and go). */
+  noteIdsAfter: (db: Db, space: Space, after: string, limit: number) =>
+    db
+      .selectFrom('notes')
+      .select('id')
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(limit)
+      .execute(),
+
+  async note(db: Db, space: Space, id: string) {
+    const note = await db
+      .selectFrom('notes')
+      .select([
+        'id',
+        'recording_id',
+        'status',
+        'failure_reason',
+        'title',
+        'title_locked',
+        'summary',
+        'transcript',
+        'duration_seconds',
+        'tags',
+        'created_at',
+        'updated_at',
+        'source',
+        'source_id',
+      ])
+      .where('id', '=', id)
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .executeTakeFirst();
+    if (!note) return undefined;
+    const [segments, speakers, highlights, actionItems] = await Promise.all([
+      db
+        .selectFrom('segments')
+        .select(['speaker', 'start_ms', 'end_ms', 'text'])
+        .where('note_id', '=', id)
+        .orderBy('position')
+        .execute(),
+      db
+        .selectFrom('speakers')
+        .select(['label', 'name'])
+        .where('note_id', '=', id)
+        .orderBy('position')
+        .execute(),
+      db
+        .selectFrom('highlights')
+        .select(['id', 'timestamp_ms', 'text', 'created_at'])
+        .where('note_id', '=', id)
+        .orderBy('timestamp_ms')
+        .orderBy('id')
+        .execute(),
+      db
+        .selectFrom('action_items')
+        .select(['id', 'text', 'assignee', 'due', 'status', 'created_at', 'updated_at', 'completed_at'])
+        .where('note_id', '=', id)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute(),
+    ]);
+    return { note, segments, speakers, highlights, actionItems };
+  },
+};

@@ -1,0 +1,102 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Mode } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
+import { nowIso } from '../../lib/time.ts';
+import { accountExportRepo } from './account-export.repo.ts';
+import {
+  ACCOUNT_EXPORT_FORMAT,
+  ACCOUNT_EXPORT_VERSION,
+  type ExportedNote,
+  type ExportManifest,
+} from './sources/minutes-export.ts';
+
+const PAGE = 200;
+/** Export files hold transcripts: readable by their owner only. */
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+export interface ExportAccountOptions {
+  accountId: string;
+  /** Called after each note written (drives the progress bar). */
+  onNote?: (written: number) => void;
+}
+
+/**
+ * `minutes export --all`: writes an account's notes to `dir`, one folder per data space (`live/notes/<id>.json`,
+ * `test/notes/<id>.json`), each note with every field (ids, status, summary, transcript, segments, speakers,
+ * highlights, action items with status and completion, tags, times, source), then `manifest.json` with the
+ * format version. Notes are read and written one at a time, so memory stays flat whatever the account's size;
+ * the manifest is written last, so a folder without one is an export that did not finish.
+ */
+export async function exportAccount(
+  deps: Deps,
+  dir: string,
+  options: ExportAccountOptions,
+): Promise<ExportManifest> {
+  await fsp.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  await fsp.rm(path.join(dir, 'manifest.json'), { force: true });
+  const spaces: ExportManifest['spaces'] = [];
+  let written = 0;
+  for (const mode of ['live', 'test'] as const satisfies readonly Mode[]) {
+    const space = { accountId: options.accountId, mode };
+    const folder = path.join(dir, mode, 'notes');
+    let count = 0;
+    let after = '';
+    for (;;) {
+      const page = await accountExportRepo.noteIdsAfter(deps.db, space, after, PAGE);
+      for (const { id } of page) {
+        const read = await accountExportRepo.note(deps.db, space, id);
+        if (!read) continue;
+        if (count === 0) await fsp.mkdir(folder, { recursive: true, mode: DIR_MODE });
+        await fsp.writeFile(
+          path.join(folder, `${id}.json`),
+          `${JSON.stringify(toExportedNote(read), null, 2)}\n`,
+          {
+            mode: FILE_MODE,
+          },
+        );
+        count += 1;
+        written += 1;
+        options.onNote?.(written);
+      }
+      if (page.length < PAGE) break;
+      after = page[page.length - 1]?.id ?? after;
+    }
+    if (count) spaces.push({ mode, folder: `${mode}/notes`, notes: count });
+  }
+  const manifest: ExportManifest = {
+    format: ACCOUNT_EXPORT_FORMAT,
+    version: ACCOUNT_EXPORT_VERSION,
+    exported_at: nowIso(),
+    spaces,
+  };
+  await fsp.writeFile(path.join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, {
+    mode: FILE_MODE,
+  });
+  return manifest;
+}
+
+type NoteRead = NonNullable<Awaited<ReturnType<typeof accountExportRepo.note>>>;
+
+function toExportedNote({ note, segments, speakers, highlights, actionItems }: NoteRead): ExportedNote {
+  return {
+    id: note.id,
+    title: note.title,
+    title_locked: note.title_locked === 1,
+    status: note.status,
+    failure_reason: note.failure_reason,
+    summary: note.summary,
+    transcript: note.transcript,
+    duration_seconds: Number(note.duration_seconds),
+    tags: JSON.parse(note.tags) as string[],
+    created_at: note.created_at,
+    updated_at: note.updated_at,
+    source: note.source ?? null,
+    source_id: note.source_id ?? null,
+    segments: segments.map((s) => ({ ...s, start_ms: Number(s.start_ms), end_ms: Number(s.end_ms) })),
+    speakers,
+    highlights: highlights.map((h) => ({ ...h, timestamp_ms: Number(h.timestamp_ms) })),
+    action_items: actionItems,
+  };
+}

@@ -1,0 +1,164 @@
+import type { ActionItemsTable, HighlightsTable, NotesTable } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
+import { newId } from '../../lib/ids.ts';
+import { type Space, spaceOf } from '../../lib/space.ts';
+import { nowIso, toIso } from '../../lib/time.ts';
+import type { Actor } from '../api-keys/scopes.ts';
+import { recordEvent } from '../events/events.ts';
+import { notesRepo } from '../notes/notes.repo.ts';
+import { toNoteListItem } from '../notes/notes.view.ts';
+import { prepareTranscript } from '../processing/prepared-transcript.ts';
+import { enqueueProcessing } from '../processing/process-note.job.ts';
+import { insertTranscript } from '../processing/store-transcript.ts';
+import { indexNote } from '../search/index-note.ts';
+import type { ImportedNote } from './imported-note.ts';
+import { importsRepo } from './imports.repo.ts';
+
+export type ImportNoteOutcome =
+  | { outcome: 'imported'; note_id: string }
+  | { outcome: 'skipped'; reason: 'already imported'; note_id: string };
+
+/**
+ * Stores a note read from an export, in one transaction: the note with its source's time, title, tags,
+ * speakers, segments, action items (status, due date, completion) and highlights, and `note.created`. A note
+ * from Limitless or Omi then goes through the pipeline like any new note, which keeps what the source extracted
+ * and fills the rest (summary, index). A note of a Minutes export is stored as it was (status, summary, ids
+ * where they are free) and indexed. The same source item imported again is skipped: the note remembers its
+ * source and source id, unique per space, so two imports racing still store it once.
+ */
+export async function importNote(deps: Deps, actor: Actor, note: ImportedNote): Promise<ImportNoteOutcome> {
+  const space = spaceOf(actor);
+  const identity = await resolveIdentity(deps, space, note);
+  if ('existing' in identity)
+    return { outcome: 'skipped', reason: 'already imported', note_id: identity.existing };
+  const { id, source, sourceId } = identity;
+  const exact = note.exact;
+  const prepared = prepareTranscript(note.segments);
+  const now = nowIso();
+  const row: Omit<NotesTable, 'seq'> = {
+    id,
+    account_id: space.accountId,
+    mode: space.mode,
+    recording_id: null,
+    status: exact?.status ?? 'processing',
+    failure_reason: exact?.failure_reason ?? null,
+    title: note.title ?? prepared.title,
+    title_locked: exact ? (exact.title_locked ? 1 : 0) : note.title ? 1 : 0,
+    summary: exact?.summary ?? '',
+    transcript: exact?.transcript ?? prepared.rendered,
+    duration_seconds: exact?.duration_seconds ?? Math.ceil(prepared.durationMs / 1000),
+    tags: JSON.stringify(note.tags),
+    created_at: note.created_at,
+    updated_at: exact?.updated_at ?? now,
+    source,
+    source_id: sourceId,
+  };
+  const taken = exact
+    ? await importsRepo.takenPartIds(
+        deps.db,
+        note.action_items.flatMap((a) => (a.id ? [a.id] : [])),
+        note.highlights.flatMap((h) => (h.id ? [h.id] : [])),
+      )
+    : new Set<string>();
+  const owned = { note_id: id, account_id: space.accountId, mode: space.mode };
+  const nowMs = Date.now();
+  const actionItems: ActionItemsTable[] = note.action_items.map((a, i) => {
+    // One millisecond apart when the source has no times, so listings keep the source's order.
+    const createdAt = a.created_at ?? toIso(nowMs + i);
+    return {
+      ...owned,
+      id: a.id && !taken.has(a.id) ? a.id : newId('actionItem'),
+      text: a.text,
+      assignee: a.assignee,
+      due: a.due,
+      status: a.status,
+      created_at: createdAt,
+      updated_at: a.updated_at ?? createdAt,
+      completed_at: a.completed_at,
+    };
+  });
+  const highlights: HighlightsTable[] = note.highlights.map((h) => ({
+    ...owned,
+    id: h.id && !taken.has(h.id) ? h.id : newId('highlight'),
+    timestamp_ms: h.timestamp_ms,
+    text: h.text,
+    created_at: h.created_at ?? now,
+  }));
+  const names = new Map(note.speakers.map((s) => [s.label, s.name]));
+
+  const stored = await deps.db
+    .transaction()
+    .execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('notes')
+        .values(row)
+        .onConflict((oc) => oc.columns(['account_id', 'mode', 'source', 'source_id']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new AlreadyImported();
+      await insertTranscript(trx, space, id, prepared, names);
+      await notesRepo.replaceTags(trx, space, id, note.tags);
+      await importsRepo.insertActionItems(trx, actionItems);
+      await importsRepo.insertHighlights(trx, highlights);
+      await recordEvent(
+        trx,
+        space,
+        'note.created',
+        toNoteListItem({ ...row, highlight_count: highlights.length }),
+      );
+      if (row.status === 'processing')
+        await enqueueProcessing(trx, space, id, deps.config.worker.maxAttempts);
+      return true;
+    })
+    .catch((err: unknown) => {
+      if (err instanceof AlreadyImported) return false;
+      throw err;
+    });
+  if (!stored) {
+    const winner =
+      source && sourceId ? await importsRepo.findBySource(deps.db, space, source, sourceId) : undefined;
+    return { outcome: 'skipped', reason: 'already imported', note_id: winner?.id ?? id };
+  }
+  if (row.status === 'processing') deps.wakeWorker();
+  // A finished note is not processed again: its search entries are written from what was stored.
+  else if (row.status === 'ready') await indexNote(deps, space, id);
+  return { outcome: 'imported', note_id: id };
+}
+
+class AlreadyImported extends Error {}
+
+type Identity = { existing: string } | { id: string; source: string | null; sourceId: string | null };
+
+/**
+ * The id and origin an imported note is stored with, or the note that holds it already. A Limitless or Omi
+ * item is known by its source and id there. A Minutes note keeps its id when no note has it (the usual case:
+ * a move to an empty instance) and the origin it had; when another account's note holds the id, it gets a new
+ * id and remembers the old one as its source id, so importing the same export again still skips it.
+ */
+async function resolveIdentity(deps: Deps, space: Space, note: ImportedNote): Promise<Identity> {
+  const bySource = (source: string, sourceId: string) =>
+    importsRepo.findBySource(deps.db, space, source, sourceId).then((hit) => hit && { existing: hit.id });
+  const exact = note.exact;
+  if (!exact) {
+    return (
+      (await bySource(note.source, note.source_id)) ?? {
+        id: newId('note'),
+        source: note.source,
+        sourceId: note.source_id,
+      }
+    );
+  }
+  const holder = await importsRepo.findById(deps.db, exact.id);
+  if (holder && holder.account_id === space.accountId && holder.mode === space.mode)
+    return { existing: holder.id };
+  const origin = exact.origin;
+  if (origin) {
+    const hit = await bySource(origin.source, origin.source_id);
+    if (hit) return hit;
+    return { id: holder ? newId('note') : exact.id, source: origin.source, sourceId: origin.source_id };
+  }
+  const moved = await bySource('minutes', exact.id);
+  if (moved) return moved;
+  return holder
+    ? { id: newId('note'), source: 'minutes', sourceId: exact.id }
+    : { id: exact.id, source: null, sourceId: null };
+}

@@ -1,0 +1,70 @@
+import type { ActionItemsTable, Db, HighlightsTable } from '../../db/schema.ts';
+import type { Space } from '../../lib/space.ts';
+
+/** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound parameters. */
+const INSERT_BATCH = 500;
+
+async function insertInBatches<T>(rows: readonly T[], insert: (batch: T[]) => Promise<unknown>) {
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) await insert(rows.slice(i, i + INSERT_BATCH));
+}
+
+/** Reads and writes of imported notes beyond what notesRepo does. */
+export const importsRepo = {
+  /** The note of this space imported from that source item, if any. */
+  findBySource: (db: Db, space: Space, source: string, sourceId: string) =>
+    db
+      .selectFrom('notes')
+      .select('id')
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .where('source', '=', source)
+      .where('source_id', '=', sourceId)
+      .executeTakeFirst(),
+
+  /** Where a note id is taken, if it is: its space tells "this note already" from "another account's". */
+  findById: (db: Db, id: string) =>
+    db.selectFrom('notes').select(['id', 'account_id', 'mode']).where('id', '=', id).executeTakeFirst(),
+
+  /** Ids among these that are taken, by any note's action item or highlight. */
+  async takenPartIds(db: Db, actionItemIds: string[], highlightIds: string[]): Promise<Set<string>> {
+    const taken = new Set<string>();
+    for (let i = 0; i < actionItemIds.length; i += INSERT_BATCH) {
+      const rows = await db
+        .selectFrom('action_items')
+        .select('id')
+        .where('id', 'in', actionItemIds.slice(i, i + INSERT_BATCH))
+        .execute();
+      for (const r of rows) taken.add(r.id);
+    }
+    for (let i = 0; i < highlightIds.length; i += INSERT_BATCH) {
+      const rows = await db
+        .selectFrom('highlights')
+        .select('id')
+        .where('id', 'in', highlightIds.slice(i, i + INSERT_BATCH))
+        .execute();
+      for (const r of rows) taken.add(r.id);
+    }
+    return taken;
+  },
+
+  insertActionItems: (db: Db, rows: readonly ActionItemsTable[]) =>
+    insertInBatches(rows, (batch) => db.insertInto('action_items').values(batch).execute()),
+
+  insertHighlights: (db: Db, rows: readonly HighlightsTable[]) =>
+    insertInBatches(rows, (batch) => db.insertInto('highlights').values(batch).execute()),
+
+  /** The action items and highlights a note holds (for an imported note: what its source extracted). */
+  async extractions(db: Db, noteId: string) {
+    const [actionItems, highlights] = await Promise.all([
+      db
+        .selectFrom('action_items')
+        .selectAll()
+        .where('note_id', '=', noteId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute(),
+      db.selectFrom('highlights').selectAll().where('note_id', '=', noteId).execute(),
+    ]);
+    return { actionItems, highlights };
+  },
+};

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import type { ImportedNote } from '../imported-note.ts';
+import { SourceItemError } from './decode-text.ts';
+
+/** The format version `minutes export --all` writes; a reader refuses a newer one rather than lose fields. */
+export const ACCOUNT_EXPORT_VERSION = 1;
+export const ACCOUNT_EXPORT_FORMAT = 'minutes-account-export';
+
+/** manifest.json at the top of an account export. */
+export const ExportManifest = z.object({
+  format: z.literal(ACCOUNT_EXPORT_FORMAT),
+  version: z.number().int().positive(),
+  exported_at: z.string(),
+  spaces: z.array(z.object({ mode: z.enum(['live', 'test']), folder: z.string(), notes: z.number().int() })),
+});
+export type ExportManifest = z.infer<typeof ExportManifest>;
+
+const Iso = z.string().datetime({ offset: true });
+
+/** One note of an account export: every column of the note and of what belongs to it. */
+export const ExportedNote = z.object({
+  id: z.string().min(1),
+  title: z.string(),
+  title_locked: z.boolean(),
+  status: z.enum(['processing', 'ready', 'failed']),
+  failure_reason: z.string().nullable(),
+  summary: z.string(),
+  transcript: z.string(),
+  duration_seconds: z.number().nonnegative(),
+  tags: z.array(z.string()),
+  created_at: Iso,
+  updated_at: Iso,
+  source: z.string().nullable(),
+  source_id: z.string().nullable(),
+  segments: z.array(
+    z.object({ speaker: z.string(), start_ms: z.number(), end_ms: z.number(), text: z.string() }),
+  ),
+  speakers: z.array(z.object({ label: z.string(), name: z.string() })),
+  highlights: z.array(
+    z.object({ id: z.string(), timestamp_ms: z.number(), text: z.string(), created_at: Iso }),
+  ),
+  action_items: z.array(
+    z.object({
+      id: z.string(),
+      text: z.string(),
+      assignee: z.string().nullable(),
+      due: z.string().nullable(),
+      status: z.enum(['pending', 'completed']),
+      created_at: Iso,
+      updated_at: Iso,
+      completed_at: Iso.nullable(),
+    }),
+  ),
+});
+export type ExportedNote = z.infer<typeof ExportedNote>;
+
+/** A note file of a Minutes account export, as the note to store again (its id kept where it is free). */
+export function parseMinutesNote(fileName: string, json: unknown): ImportedNote {
+  const parsed = ExportedNote.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new SourceItemError(`not a Minutes note: ${issue?.path.join('.') || 'value'}: ${issue?.message}`);
+  }
+  const n = parsed.data;
+  return {
+    source: 'minutes',
+    // A note exported after it was imported keeps its first origin, so importing both creates it once.
+    source_id: n.id,
+    item: fileName,
+    created_at: n.created_at,
+    title: n.title,
+    segments: n.segments,
+    speakers: n.speakers,
+    action_items: n.action_items,
+    highlights: n.highlights,
+    tags: n.tags,
+    exact: {
+      id: n.id,
+      status: n.status,
+      failure_reason: n.failure_reason,
+      title_locked: n.title_locked,
+      summary: n.summary,
+      transcript: n.transcript,
+      duration_seconds: n.duration_seconds,
+      updated_at: n.updated_at,
+      origin: n.source && n.source_id ? { source: n.source, source_id: n.source_id } : null,
+    },
+  };
+}
