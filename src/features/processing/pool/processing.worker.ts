@@ -105,10 +105,16 @@ export default async function runProcessingTask(task: ProcessingTask): Promise<P
         return { ok: true, value: await analyzeTranscriptWithModel(task.input) };
       case 'chunk':
         return { ok: true, value: chunkNote(task.content) };
-  | {
-      ok: true;
-      value: PreparedTranscript | ParsedTranscriptBody | Analysis | Chunk[] | Answer | ParsedImport | null;
-    }
+      case 'ask':
+        return {
+          ok: true,
+          value: answerExtractively(task.question, task.notes, {
+            ...DEFAULT_EXTRACTIVE,
+            maxCitations: task.maxCitations,
+          }),
+        };
+      case 'import':
+        return { ok: true, value: parseImportFile(task) };
       case 'spin': {
         const until = Date.now() + task.ms;
         while (Date.now() < until) {
