@@ -22,7 +22,9 @@ export class BrowserLike {
     init: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {},
   ): Promise<HttpAnswer> {
     const url = new URL(pathOrUrl, this.base);
-    const headers: Record<string, string> = { ...init.headers };
+    // Browsers send their Origin on every post; the dashboard refuses a post without one.
+    const origin = method === 'GET' || method === 'HEAD' ? {} : { origin: new URL(this.base).origin };
+    const headers: Record<string, string> = { ...origin, ...init.headers };
     if (this.cookies.size && url.origin === new URL(this.base).origin) {
       headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     }
