@@ -167,6 +167,25 @@ for (const dialect of DIALECTS) {
       expect(crossSite.status).toBe(403);
     });
 
+    it('the consent page answers only under our own host names (DNS rebinding): 421', async () => {
+      const t = await h.tenant();
+      const clientId = await registerClient(base());
+      const browser = new BrowserLike(base());
+      await signIn(h, t, browser);
+      const start = await browser.get(authorizeUrl(clientId));
+      const consentPath = new URL(start.location!, base()).pathname;
+      expect((await browser.get(consentPath)).status).toBe(200);
+      // fetch sends its own Host; the name a proxy passes on is read first, so it stands in for a rebound Host.
+      const host = 'rebind.attacker.example';
+      const rebound = await browser.request('GET', consentPath, { headers: { 'x-forwarded-host': host } });
+      expect(rebound.status).toBe(421);
+      const posted = await browser.request('POST', consentPath, {
+        form: { decision: 'allow', scope: 'notes:read' },
+        headers: { 'x-forwarded-host': host, origin: `http://${host}` },
+      });
+      expect(posted.status).toBe(421);
+    });
+
     it('the consent page sends a signed-out person to sign in and back', async () => {
       const clientId = await registerClient(base());
       const browser = new BrowserLike(base());

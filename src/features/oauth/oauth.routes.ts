@@ -5,6 +5,7 @@ import { consentPage, oauthErrorPage } from '../../../web/pages/oauth.pages.ts';
 import type { Mode } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
+import { hostAllowList } from '../../http/host-allow-list.ts';
 import { chargeRateLimit } from '../../http/rate-limit.ts';
 import { AppError } from '../../lib/errors.ts';
 import { isScope, SCOPES, type Scope } from '../api-keys/scopes.ts';
@@ -186,6 +187,8 @@ function consentApp(deps: Deps) {
     c.set('log', (c.env as { log?: DashEnv['Variables']['log'] }).log ?? deps.logger);
     await next();
   });
+  // A page that acts with the session's cookie answers only under our own names (DNS rebinding).
+  app.use('*', hostAllowList(deps.config));
   app.use('*', requireSession(deps));
 
   app.get(`${CONSENT_PATH}/:uid`, async (c) => {
