@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol endpoint (Streamable HTTP, stateless)
-         * @description The MCP server for AI assistants: JSON-RPC 2.0 over Streamable HTTP, one request per POST, no session. Authenticated with the same API keys; each tool needs the scope of the REST operation it wraps (a missing scope is an `isError` tool result, not an HTTP error). Tools: search_notes, list_notes, get_note, get_transcript, update_note, rename_speakers, get_note_export, list_action_items, update_action_item, list_highlights, list_webhooks; call `tools/list` for their input and output schemas. A browser `Origin` must be listed in MCP_ALLOWED_ORIGINS (403 otherwise); clients that send no Origin pass. Every JSON-RPC message counts against the key’s rate limit (a batch of N counts N; answers carry the RateLimit headers). Batches (protocol revision 2025-03-26 only) hold at most 10 messages; one tool result is at most 1 MiB and the results of one request 4 MiB (`result_too_large` tool errors beyond).
+         * @description The MCP server for AI assistants: JSON-RPC 2.0 over Streamable HTTP, one request per POST, no session. Authenticated with the same API keys; each tool needs the scope of the REST operation it wraps (a missing scope is an `isError` tool result, not an HTTP error). Tools: search_notes, list_notes, get_note, get_transcript, update_note, rename_speakers, get_note_export, list_action_items, update_action_item, list_highlights, list_webhooks, search, fetch; OAuth 2.1 access tokens of this server (the `oauth2` scheme, bound to `<PUBLIC_URL>/mcp`) work as keys do; call `tools/list` for their input and output schemas. A browser `Origin` must be listed in MCP_ALLOWED_ORIGINS (403 otherwise); clients that send no Origin pass. Every JSON-RPC message counts against the key’s rate limit (a batch of N counts N; answers carry the RateLimit headers). Batches (protocol revision 2025-03-26 only) hold at most 10 messages; one tool result is at most 1 MiB and the results of one request 4 MiB (`result_too_large` tool errors beyond).
          */
         post: operations["callMcp"];
         delete?: never;
@@ -34,7 +34,7 @@ export interface paths {
         get: operations["listNotes"];
         put?: never;
         /**
-         * Create a note from a transcript (ext)
+         * Create a note from a transcript
          * @description Accepts `Label: text` lines, WebVTT, SRT or timed segments. The note is stored at once with status `processing`; summary, action items and highlights follow when processing completes (`note.processed`). Honors `Idempotency-Key`. Scope: `notes:write`.
          */
         post: operations["createNote"];
@@ -86,7 +86,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename or merge speakers (ext)
+         * Rename or merge speakers
          * @description `speakers` sets display names by label (name 1–100 characters); `merge` merges two labels (every turn of `from` becomes a turn of `into`; applied before the names). The transcript lines, the speakers list, action-item assignees that carried a speaker’s old name and the search index follow. A label the note does not have is a 400. Scope: `notes:write`.
          */
         patch: operations["renameSpeakers"];
@@ -100,7 +100,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Export a note (ext)
+         * Export a note
          * @description The note as a file, with `Content-Disposition: attachment; filename="<YYYY-MM-DD Title>.<ext>"`: `md` (Markdown with YAML front matter: title, date, tags, speakers; summary, action items as task-list checkboxes, highlights with timestamps, the transcript), `txt`, `srt` and `vtt` (one cue per segment, speakers by display name; importing the file again gives the same segments) or `json` (the detail form with segments). An unknown format is a 400. Scope: `notes:read`.
          */
         get: operations["exportNote"];
@@ -120,13 +120,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List recordings (ext)
+         * List recordings
          * @description Newest first (`created_at` desc, then `id` desc); `from`/`to` as for notes. Scope: `recordings:read`.
          */
         get: operations["listRecordings"];
         put?: never;
         /**
-         * Upload a recording (ext)
+         * Upload a recording
          * @description Either `multipart/form-data` with the audio in `file` (wav, mp3, m4a, ogg/opus, webm, flac; streamed to disk, up to MAX_UPLOAD_BYTES, 500 MB by default) and optional `title`, `created_at`, `tags`; or JSON with a transcript, as for `POST /v1/notes`. Creates the recording and its note (status `processing`) and answers 202; `recording.ready` and `note.created` are emitted at once, `action_item.created` and `note.processed` when processing completes. Audio is transcribed by the configured provider first; without one the note ends `failed` with the reason. Honors `Idempotency-Key` (for uploads the file is compared by its SHA-256). Scope: `notes:write`.
          */
         post: operations["uploadRecording"];
@@ -144,7 +144,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a recording (ext)
+         * Get a recording
          * @description Type, size and duration of a recording, and its note. Scope: `recordings:read`.
          */
         get: operations["getRecording"];
@@ -164,7 +164,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download the audio of a recording (ext)
+         * Download the audio of a recording
          * @description Streams the stored file with its content type. Supports a single `Range: bytes=…` (206 with `Content-Range`; 416 when it starts past the end; several ranges get the whole file) and `If-Range` with the `ETag`. A recording made from a transcript has no audio (404). Scope: `recordings:read`.
          */
         get: operations["getRecordingAudio"];
@@ -185,7 +185,7 @@ export interface paths {
         };
         /**
          * List action items
-         * @description Action items across all notes, newest first (`created_at` desc, then `id` desc), filterable by `status`, (ext) `note_id` and (ext) `assignee`. Scope: `actions:read`.
+         * @description Action items across all notes, newest first (`created_at` desc, then `id` desc), filterable by `status`, `note_id` and `assignee`. Scope: `actions:read`.
          */
         get: operations["listActionItems"];
         put?: never;
@@ -211,7 +211,7 @@ export interface paths {
         head?: never;
         /**
          * Update an action item
-         * @description Sets `status`, `text`, `due` and/or (ext) `assignee`; `null` clears `due` or `assignee`. Completing sets `completed_at` (unchanged if it already was completed); back to `pending` removes it. Scope: `actions:write`.
+         * @description Sets `status`, `text`, `due` and/or `assignee`; `null` clears `due` or `assignee`. Completing sets `completed_at` (unchanged if it already was completed); back to `pending` removes it. Scope: `actions:write`.
          */
         patch: operations["updateActionItem"];
         trace?: never;
@@ -268,7 +268,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a webhook (ext)
+         * Get a webhook
          * @description One webhook (without its secret). Scope: `webhooks:manage`.
          */
         get: operations["getWebhook"];
@@ -282,7 +282,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update a webhook (ext)
+         * Update a webhook
          * @description Changes `url`, `events`, `active` or `secret` (`null` stops signing). `active: false` cancels the deliveries still waiting; events written while inactive are not sent later. Scope: `webhooks:manage`.
          */
         patch: operations["updateWebhook"];
@@ -296,7 +296,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List deliveries (ext)
+         * List deliveries
          * @description The delivery log, newest first: one delivery per event sent to this webhook, each with every attempt (status code, duration, error, the start of the response body). Filter by `status` or `event_id`. Scope: `webhooks:manage`.
          */
         get: operations["listWebhookDeliveries"];
@@ -318,7 +318,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Redeliver an event (ext)
+         * Redeliver an event
          * @description Sends the delivery’s event again as a new delivery with its own retries; the event id (`X-Svc-Delivery`, `webhook-id`) stays the same, so receivers can de-duplicate. The webhook must be active (400 otherwise). An event written before the webhook’s URL last changed needs the scope that reads it as well (`notes:read` for note events, `actions:read`, `recordings:read`; 403 otherwise). Scope: `webhooks:manage`.
          */
         post: operations["redeliverWebhookDelivery"];
@@ -338,8 +338,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a test event (ext)
-         * @description Sends a signed `webhook.test` event (`data: {webhook_id, message}`) to this webhook only, now, once (no retries; also when the webhook is inactive), and answers with the attempt’s outcome. The attempt appears in the webhook’s delivery log like any delivery. A receiver that answers non-2xx, times out or is refused by the outbound guard gives `delivered: false` with the reason, still a 200. Scope: `webhooks:manage`.
+         * Send a test event
+         * @description Sends a signed `webhook.test` event (`data: {webhook_id, message}`) to this webhook only, now, once (no retries; also when the webhook is inactive), and answers with the attempt’s outcome. The attempt appears in the webhook’s delivery log like any delivery. A receiver that answers non-2xx, times out or is refused by the outbound guard gives `delivered: false` with the reason, still a 200. At most WEBHOOKS_CONCURRENCY_PER_ACCOUNT test events of an account are in flight at once (429 `rate_limited` with Retry-After beyond). Scope: `webhooks:manage`.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -358,7 +358,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate the signing secret (ext)
+         * Rotate the signing secret
          * @description Sets a new signing secret (given, or generated and returned once) while the old one keeps signing for `overlap_seconds` (default WEBHOOKS_SECRET_OVERLAP_SECONDS, 24 h): meanwhile `webhook-signature` holds two space-separated `v1,` signatures (new, then old) and `X-Svc-Signature` the new one. A rotation during an overlap drops the oldest secret. `PATCH` with `secret` cuts over at once instead. Scope: `webhooks:manage`.
          */
         post: operations["rotateWebhookSecret"];
@@ -480,7 +480,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * (ext) Processing gave up on a note (data: the note in list form plus failure_reason)
+         * Processing gave up on a note (data: the note in list form plus failure_reason)
          * @description Sent to every active webhook subscribed to `note.failed`, signed with its secret (two `v1,` signatures during a secret rotation). Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
          */
         post: operations["onNoteFailed"];
@@ -500,7 +500,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * (ext) A test event from POST /v1/webhooks/{id}/test, sent to that webhook only (cannot be subscribed to)
+         * A test event from POST /v1/webhooks/{id}/test, sent to that webhook only (cannot be subscribed to)
          * @description Sent only by `POST /v1/webhooks/{id}/test`, to that webhook, signed with its secret. Answer any 2xx within WEBHOOKS_TIMEOUT_MS to acknowledge; anything else is retried on the schedule.
          */
         post: operations["onWebhookTest"];
@@ -557,6 +557,8 @@ export interface components {
              * @example 2026-11-20T14:00:00.000Z
              */
             created_at: string;
+            /** @description The language given with the upload (BCP 47). */
+            language?: string;
         };
         NoteCreatedEvent: {
             /** @description The event id (`evt_…`); de-duplicate on it. */
@@ -726,13 +728,17 @@ export interface components {
             duration_seconds: number;
             recording_id?: string;
             /**
-             * @description (ext) processing state.
+             * @description Processing state.
              * @enum {string}
              */
             status: "processing" | "ready" | "failed";
-            /** @description (ext) why processing failed. */
+            /** @description Why processing failed. */
             failure_reason?: string;
-            /** @description (ext) with `?include=segments`. */
+            /** @description The language given when the note was created (BCP 47). */
+            language?: string;
+            /** @description What the analysis could not do and why, e.g. the builtin analyzer on a note not in English: a title and extractive summary, no action items. */
+            analysis_notes?: string;
+            /** @description Timed segments, with `?include=segments`. */
             segments?: components["schemas"]["Segment"][];
         };
         /**
@@ -993,6 +999,11 @@ export interface components {
                 label: string;
                 name: string;
             }[];
+            /**
+             * @description The language spoken (BCP 47). Passed to the transcriber as a hint; a language model writes the title, summary and action items in it. The builtin analyzer writes English only (see `analysis_notes`).
+             * @example de-CH
+             */
+            language?: string;
         };
         /**
          * @example {
@@ -1124,6 +1135,11 @@ export interface components {
              *     ]
              */
             tags?: string[];
+            /**
+             * @description The language spoken (BCP 47, e.g. `de-CH`): the transcriber is told it, and a language model writes the notes in it.
+             * @example de-CH
+             */
+            language?: string;
         };
         /**
          * @example {
@@ -1197,7 +1213,7 @@ export interface components {
              */
             due?: string | null;
             /**
-             * @description (ext) Who does it (1–200 characters, no control characters), or `null` to clear.
+             * @description Who does it (1–200 characters, no control characters), or `null` to clear.
              * @example Daniel Okafor
              */
             assignee?: string | null;
@@ -1246,7 +1262,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /**
-             * @description (ext) Where the snippet starts in the recording, when it comes from the transcript.
+             * @description Where the snippet starts in the recording, when it comes from the transcript.
              * @example 754000
              */
             matched_at_ms?: number;
@@ -1273,12 +1289,12 @@ export interface components {
             created_at: string;
             /**
              * Format: date-time
-             * @description (ext) During a secret rotation: until when the replaced secret still signs.
+             * @description During a secret rotation: until when the replaced secret still signs.
              */
             previous_secret_expires_at?: string;
         };
         /**
-         * @description The four event types of the spec and (ext) `note.failed` (the note in list form plus `failure_reason`).
+         * @description Event types a webhook can subscribe to; `note.failed` carries the note in list form plus `failure_reason`.
          * @enum {string}
          */
         EventType: "recording.ready" | "note.created" | "action_item.created" | "note.processed" | "note.failed";
@@ -1927,7 +1943,7 @@ export interface operations {
     getNote: {
         parameters: {
             query?: {
-                /** @description (ext) `segments` adds timed segments. */
+                /** @description `segments` adds timed segments. */
                 include?: string;
             };
             header?: never;
@@ -2861,9 +2877,9 @@ export interface operations {
                 status?: "pending" | "completed" | "all";
                 page?: number;
                 per_page?: number;
-                /** @description (ext) Only the items of this note. */
+                /** @description Only the items of this note. */
                 note_id?: string;
-                /** @description (ext) Only items assigned to this person (exact name, case-insensitive). */
+                /** @description Only items assigned to this person (exact name, case-insensitive). */
                 assignee?: string;
             };
             header?: never;
@@ -3076,12 +3092,12 @@ export interface operations {
                      */
                     to?: string;
                     /**
-                     * @description (ext) Only notes with this exact tag (case-insensitive).
+                     * @description Only notes with this exact tag (case-insensitive).
                      * @example weekly
                      */
                     tag?: string;
                     /**
-                     * @description (ext) Leave out results below this relevance. 0.5 is calibrated as the line between relevant and not.
+                     * @description Leave out results below this relevance. 0.5 is calibrated as the line between relevant and not.
                      * @default 0.5
                      * @example 0.5
                      */
@@ -4045,7 +4061,7 @@ export interface operations {
                      */
                     to?: string;
                     /**
-                     * @description (ext) Only notes with this exact tag (case-insensitive).
+                     * @description Only notes with this exact tag (case-insensitive).
                      * @example weekly
                      */
                     tag?: string;
