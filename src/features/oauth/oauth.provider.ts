@@ -150,6 +150,8 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       registration: { enabled: true },
+      // Not routed by Minutes, so not offered.
+      pushedAuthorizationRequests: { enabled: false },
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,

@@ -16,8 +16,8 @@ import { insertConnection } from './oauth.connections.ts';
 import { CONSENT_PATH, OAUTH_ROUTES, type OAuthServer } from './oauth.provider.ts';
 import { issuerOf, oauthServer } from './oauth.servers.ts';
 
-/** Paths the library answers itself (its discovery document and its endpoints). */
-const LIBRARY_PATHS = new Set<string>([...Object.values(OAUTH_ROUTES), '/.well-known/openid-configuration']);
+/** Paths the library answers itself (its endpoints). */
+const LIBRARY_PATHS = new Set<string>(Object.values(OAUTH_ROUTES));
 const LIBRARY_PREFIXES = [`${OAUTH_ROUTES.authorization}/`, `${OAUTH_ROUTES.registration}/`];
 
 function isLibraryPath(path: string): boolean {
@@ -69,6 +69,18 @@ export function authorizationServerMetadata(issuer: string) {
   };
 }
 
+/**
+ * OpenID Connect Discovery: the RFC 8414 document and the two fields OpenID requires. Served here rather than by
+ * the library, which builds it from the request's Host and advertises endpoints Minutes does not route.
+ */
+export function openIdConfiguration(issuer: string) {
+  return {
+    ...authorizationServerMetadata(issuer),
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['ES256'],
+  };
+}
+
 /** RFC 9728 metadata of the protected resource `<issuer>/mcp`. */
 export function protectedResourceMetadata(issuer: string) {
   return {
@@ -116,6 +128,9 @@ export function mountOAuth(deps: Deps): MiddlewareHandler<AppEnv> {
         return c.json(authorizationServerMetadata(issuerOf(deps, c)), 200, {
           'Cache-Control': 'max-age=300',
         });
+      }
+      if (path === '/.well-known/openid-configuration') {
+        return c.json(openIdConfiguration(issuerOf(deps, c)), 200, { 'Cache-Control': 'max-age=300' });
       }
     }
     if (path.startsWith(`${CONSENT_PATH}/`)) {
