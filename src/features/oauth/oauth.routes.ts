@@ -12,6 +12,7 @@ import { loadAssets } from '../dashboard/assets.ts';
 import type { DashEnv } from '../dashboard/dashboard.env.ts';
 import { PAGE_HEADERS } from '../dashboard/respond.ts';
 import { requireSession } from '../dashboard/session.ts';
+import { sameString } from '../users/tokens.ts';
 import { insertConnection } from './oauth.connections.ts';
 import { CONSENT_PATH, OAUTH_ROUTES, type OAuthServer } from './oauth.provider.ts';
 import { issuerOf, oauthServer } from './oauth.servers.ts';
@@ -224,6 +225,14 @@ function consentApp(deps: Deps) {
     if (!found) return expired(c);
     const { server, node, details, client } = found;
     const form = await c.req.parseBody({ all: true });
+    // The session middleware leaves multipart bodies to their handler: the token is checked here for every type.
+    const submitted = c.req.header('x-csrf-token') ?? form._csrf;
+    if (typeof submitted !== 'string' || !sameString(submitted, c.get('csrf'))) {
+      return c.text(
+        'This form has expired (missing or wrong CSRF token). Reload the page and try again.',
+        403,
+      );
+    }
     const headers = consentHeaders(redirectOriginOf(details.params.redirect_uri));
     if (form.decision !== 'allow') {
       const to = await server.provider.interactionResult(
