@@ -119,7 +119,15 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
       // A connection lasts until it is disconnected or its refresh token goes unused for 30 days.
       Grant: 365 * 24 * 3600,
     },
-    rotateRefreshToken: true,
+    // Refresh tokens always rotate; a refresh naming another resource is refused before the token is used up.
+    rotateRefreshToken: (ctx) => {
+      const asked = ctx.oidc.params?.resource;
+      for (const one of [asked ?? []].flat()) {
+        if (one !== resource)
+          throw new errors.InvalidTarget(`the only resource of this server is ${resource}`);
+      }
+      return true;
+    },
     // A refresh token whenever the client registered the grant type (MCP clients do not ask for offline_access).
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Every authorization shows the consent page (the person picks the data space and may narrow the scopes);
