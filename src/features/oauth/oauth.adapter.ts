@@ -8,6 +8,16 @@ export function hashOAuthId(id: string): string {
   return createHash('sha256').update(id).digest('base64url');
 }
 
+const SECRET_PREFIX = 'sha256:';
+
+/**
+ * How a client secret is kept: its SHA-256 (the library makes secrets of 64 random bytes, so no slow hash is
+ * needed). The provider hashes a presented secret with it before comparing (oauth.provider.ts).
+ */
+export function clientSecretHash(secret: string): string {
+  return `${SECRET_PREFIX}${hashOAuthId(secret)}`;
+}
+
 /** Records the library looks up by the id they carry inside (`jti`), which is not stored. */
 const CLIENT_MODEL = 'Client';
 const GRANT_MODEL = 'Grant';
@@ -30,6 +40,11 @@ export class DbAdapter implements Adapter {
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     const { jti: _jti, ...rest } = payload as AdapterPayload & { jti?: string };
+    if (this.model === CLIENT_MODEL && typeof rest.client_secret === 'string') {
+      // The library saves a client again with the secret it read back: that one is a hash already.
+      if (!rest.client_secret.startsWith(SECRET_PREFIX))
+        rest.client_secret = clientSecretHash(rest.client_secret);
+    }
     const row = {
       model: this.model,
       id_hash: hashOAuthId(id),

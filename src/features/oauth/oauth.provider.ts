@@ -7,9 +7,10 @@ import Provider, {
 } from 'oidc-provider';
 import type { Deps } from '../../deps.ts';
 import { SCOPES } from '../api-keys/scopes.ts';
+import { sameString } from '../users/tokens.ts';
 import { checkUrlStatically, resolveTarget } from '../webhooks/outbound/guarded-request.ts';
 import { outboundPolicy } from '../webhooks/webhooks.service.ts';
-import { DbAdapter } from './oauth.adapter.ts';
+import { clientSecretHash, DbAdapter } from './oauth.adapter.ts';
 import { renderOAuthErrorPage } from './oauth.pages.ts';
 import { loadOAuthSecrets } from './oauth.secrets.ts';
 
@@ -198,6 +199,14 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
     },
   };
   const provider = new Provider(issuer, configuration);
+  // Stored client secrets are hashes (see clientSecretHash): the presented one is hashed, then compared in
+  // constant time.
+  provider.Client.prototype.compareClientSecret = async function (this: { clientSecret?: string }, actual) {
+    const stored = this.clientSecret;
+    return typeof stored === 'string' && typeof actual === 'string'
+      ? sameString(stored, clientSecretHash(actual))
+      : false;
+  };
   provider.proxy = true;
   const handler = provider.callback();
   const callback = (req: IncomingMessage, res: ServerResponse) =>
