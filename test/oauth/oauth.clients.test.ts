@@ -60,5 +60,19 @@ for (const dialect of DIALECTS) {
       expect(await redeem(`${secret}x`)).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
       expect((await redeem(secret)).status).toBe(200);
     });
+
+    it('metadata that makes the server fetch a URL (sector_identifier_uri, jwks_uri, request_uris) is refused', async () => {
+      const cases: Record<string, unknown>[] = [
+        { sector_identifier_uri: 'http://127.0.0.1:9/sector.json' },
+        { jwks_uri: 'http://127.0.0.1:9/jwks.json' },
+        { request_uris: ['http://127.0.0.1:9/request.jwt'] },
+      ];
+      for (const metadata of cases) {
+        const res = await register({ token_endpoint_auth_method: 'none', ...metadata });
+        expect(res.status).toBe(400);
+        expect(res.body.error).toBe('invalid_client_metadata');
+        expect(res.body.error_description).toContain(Object.keys(metadata)[0]);
+      }
+    });
   });
 }

@@ -35,6 +35,9 @@ export const OAUTH_ROUTES = {
 /** The consent page of an interaction. */
 export const CONSENT_PATH = '/oauth/consent';
 
+/** Metadata that would make the library fetch a URL of the client's choosing (or needs features that are off). */
+const REFUSED_CLIENT_METADATA = ['sector_identifier_uri', 'jwks_uri', 'jwks'] as const;
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** RFC 8252 and the contract: exact `https` URIs, or `http` on a loopback host (any port). */
@@ -142,9 +145,18 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
       url: (_ctx, interaction) => `${CONSENT_PATH}/${interaction.uid}`,
     },
     extraClientMetadata: {
-      properties: ['redirect_uris'],
-      validator: (_ctx, key, value) => {
+      // request_uris is listed so that it is refused rather than silently dropped.
+      properties: ['redirect_uris', 'request_uris'],
+      validator: (_ctx, key, value, metadata) => {
+        if (key === 'request_uris' && value !== undefined) {
+          throw new errors.InvalidClientMetadata('request_uris is not supported by this server');
+        }
         if (key !== 'redirect_uris') return;
+        for (const field of REFUSED_CLIENT_METADATA) {
+          if ((metadata as Record<string, unknown>)[field] !== undefined) {
+            throw new errors.InvalidClientMetadata(`${field} is not supported by this server`);
+          }
+        }
         for (const uri of (value as unknown[] | undefined) ?? []) {
           const problem = redirectUriProblem(uri);
           if (problem)
