@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hashOAuthId, sweepExpiredOAuthRecords } from '../../src/features/oauth/oauth.adapter.ts';
 import { oauthDb } from '../../src/features/oauth/oauth.tables.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
@@ -73,6 +74,55 @@ for (const dialect of DIALECTS) {
         expect(res.body.error).toBe('invalid_client_metadata');
         expect(res.body.error_description).toContain(Object.keys(metadata)[0]);
       }
+    });
+
+    it('registration caps client_name, redirect_uris and the metadata size', async () => {
+      const cases: [Record<string, unknown>, string][] = [
+        [{ client_name: 'n'.repeat(201) }, 'client_name'],
+        [
+          { redirect_uris: Array.from({ length: 11 }, (_, i) => `http://127.0.0.1:9/cb${i}`) },
+          'redirect_uris',
+        ],
+        [{ client_uri: `https://example.com/${'a'.repeat(9000)}` }, 'bytes'],
+      ];
+      for (const [metadata, named] of cases) {
+        const res = await register({ token_endpoint_auth_method: 'none', ...metadata });
+        expect(res.status).toBe(400);
+        // RFC 7591 names a redirect URI problem invalid_redirect_uri.
+        expect(res.body.error).toMatch(/^invalid_(client_metadata|redirect_uri)$/);
+        expect(res.body.error_description).toContain(named);
+      }
+      expect(
+        (await register({ token_endpoint_auth_method: 'none', client_name: 'n'.repeat(200) })).status,
+      ).toBe(201);
+    });
+
+    it('a registration nobody connects lapses and is swept; a connected one stays', async () => {
+      const records = () => oauthDb(h.deps.db).selectFrom('oauth_records').where('model', '=', 'Client');
+      const unused = (await register({ token_endpoint_auth_method: 'none' })).body.client_id as string;
+      const used = (await register({ token_endpoint_auth_method: 'none' })).body.client_id as string;
+      await authorizeCode(h, base(), used, pkcePair());
+      const expiryOf = async (clientId: string) =>
+        (
+          await records()
+            .select('expires_at')
+            .where('id_hash', '=', hashOAuthId(clientId))
+            .executeTakeFirstOrThrow()
+        ).expires_at;
+      const lapse = Date.parse((await expiryOf(unused))!);
+      expect(lapse).toBeGreaterThan(Date.now() + 29 * 24 * 3600 * 1000);
+      expect(await expiryOf(used)).toBeNull();
+      // Thirty days later:
+      await oauthDb(h.deps.db)
+        .updateTable('oauth_records')
+        .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+        .where('model', '=', 'Client')
+        .where('id_hash', '=', hashOAuthId(unused))
+        .execute();
+      await sweepExpiredOAuthRecords(h.deps.db);
+      const left = await records().select('id_hash').execute();
+      expect(left.map((r) => r.id_hash)).not.toContain(hashOAuthId(unused));
+      expect(left.map((r) => r.id_hash)).toContain(hashOAuthId(used));
     });
   });
 }

@@ -10,6 +10,9 @@ export function hashOAuthId(id: string): string {
 
 const SECRET_PREFIX = 'sha256:';
 
+/** A registration nobody consents to within 30 days lapses (and is swept); the first consent makes it permanent. */
+export const UNUSED_CLIENT_TTL_MS = 30 * 24 * 3600 * 1000;
+
 /**
  * How a client secret is kept: its SHA-256 (the library makes secrets of 64 random bytes, so no slow hash is
  * needed). The provider hashes a presented secret with it before comparing (oauth.provider.ts).
@@ -51,7 +54,11 @@ export class DbAdapter implements Adapter {
       grant_id: typeof payload.grantId === 'string' ? payload.grantId : null,
       uid: typeof payload.uid === 'string' ? payload.uid : null,
       payload: JSON.stringify(rest),
-      expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000).toISOString() : null,
+      expires_at: expiresIn
+        ? new Date(Date.now() + expiresIn * 1000).toISOString()
+        : this.model === CLIENT_MODEL
+          ? new Date(Date.now() + UNUSED_CLIENT_TTL_MS).toISOString()
+          : null,
       consumed_at: null,
     };
     await this.db
@@ -62,7 +69,8 @@ export class DbAdapter implements Adapter {
           grant_id: row.grant_id,
           uid: row.uid,
           payload: row.payload,
-          expires_at: row.expires_at,
+          // A client saved again keeps its lapse date (cleared by its first connection).
+          ...(this.model === CLIENT_MODEL ? {} : { expires_at: row.expires_at }),
         }),
       )
       .execute();

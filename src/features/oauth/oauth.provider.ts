@@ -38,6 +38,29 @@ export const CONSENT_PATH = '/oauth/consent';
 /** Metadata that would make the library fetch a URL of the client's choosing (or needs features that are off). */
 const REFUSED_CLIENT_METADATA = ['sector_identifier_uri', 'jwks_uri', 'jwks'] as const;
 
+/** Bounds on what one registration may store (anyone may register). */
+export const REGISTRATION_LIMITS = { clientNameChars: 200, redirectUris: 10, metadataBytes: 8192 } as const;
+
+function checkRegistrationSize(metadata: Record<string, unknown>): void {
+  const name = metadata.client_name;
+  if (typeof name === 'string' && name.length > REGISTRATION_LIMITS.clientNameChars) {
+    throw new errors.InvalidClientMetadata(
+      `client_name must be at most ${REGISTRATION_LIMITS.clientNameChars} characters`,
+    );
+  }
+  const uris = metadata.redirect_uris;
+  if (Array.isArray(uris) && uris.length > REGISTRATION_LIMITS.redirectUris) {
+    throw new errors.InvalidClientMetadata(
+      `redirect_uris must have at most ${REGISTRATION_LIMITS.redirectUris} members`,
+    );
+  }
+  if (Buffer.byteLength(JSON.stringify(metadata)) > REGISTRATION_LIMITS.metadataBytes) {
+    throw new errors.InvalidClientMetadata(
+      `the client metadata must be at most ${REGISTRATION_LIMITS.metadataBytes} bytes`,
+    );
+  }
+}
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** RFC 8252 and the contract: exact `https` URIs, or `http` on a loopback host (any port). */
@@ -152,6 +175,7 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
           throw new errors.InvalidClientMetadata('request_uris is not supported by this server');
         }
         if (key !== 'redirect_uris') return;
+        checkRegistrationSize(metadata as Record<string, unknown>);
         for (const field of REFUSED_CLIENT_METADATA) {
           if ((metadata as Record<string, unknown>)[field] !== undefined) {
             throw new errors.InvalidClientMetadata(`${field} is not supported by this server`);
