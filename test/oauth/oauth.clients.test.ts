@@ -124,5 +124,44 @@ for (const dialect of DIALECTS) {
       expect(left.map((r) => r.id_hash)).not.toContain(hashOAuthId(unused));
       expect(left.map((r) => r.id_hash)).toContain(hashOAuthId(used));
     });
+
+    it('a loopback IP redirect URI matches any port (RFC 8252 7.3); path, host and https ports still match exactly', async () => {
+      const clientId = (
+        await register({
+          token_endpoint_auth_method: 'none',
+          redirect_uris: [REDIRECT_URI, 'http://[::1]:9/cb', 'https://app.example/cb'],
+        })
+      ).body.client_id as string;
+      for (const redirectUri of ['http://127.0.0.1:45678/callback', 'http://[::1]:5000/cb']) {
+        const pkce = pkcePair();
+        const { code } = await authorizeCode(h, base(), clientId, pkce, { redirect_uri: redirectUri });
+        const token = await tokenRequest(base(), {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          client_id: clientId,
+          code_verifier: pkce.verifier,
+        });
+        expect(token.status).toBe(200);
+      }
+      for (const redirectUri of [
+        'http://127.0.0.1:45678/other',
+        'http://localhost:9/callback',
+        'https://app.example:8443/cb',
+        'http://127.0.0.1:45678/callback?x=1',
+      ]) {
+        const params = new URLSearchParams({
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: redirectUri,
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: 'S256',
+          scope: 'notes:read',
+        });
+        const res = await fetch(`${base()}/oauth/authorize?${params}`, { redirect: 'manual' });
+        expect(res.status).toBe(400);
+        expect(await res.text()).toContain('redirect_uri');
+      }
+    });
   });
 }

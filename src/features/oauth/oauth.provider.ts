@@ -63,6 +63,20 @@ function checkRegistrationSize(metadata: Record<string, unknown>): void {
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+const LOOPBACK_IPS = new Set(['127.0.0.1', '[::1]']);
+
+/** Two `http` URIs on the same loopback IP (not `localhost`, RFC 8252 8.3) that differ at most in their port. */
+export function sameLoopbackButPort(registered: string, requested: unknown): boolean {
+  if (typeof requested !== 'string' || !URL.canParse(registered) || !URL.canParse(requested)) return false;
+  const a = new URL(registered);
+  const b = new URL(requested);
+  if (a.protocol !== 'http:' || b.protocol !== 'http:' || !LOOPBACK_IPS.has(a.hostname)) return false;
+  if (b.username || b.password || b.hash) return false;
+  a.port = '';
+  b.port = '';
+  return a.href === b.href;
+}
+
 /** RFC 8252 and the contract: exact `https` URIs, or `http` on a loopback host (any port). */
 export function redirectUriProblem(uri: unknown): string | null {
   if (typeof uri !== 'string' || !URL.canParse(uri)) return 'must be an absolute URL';
@@ -235,6 +249,14 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
     },
   };
   const provider = new Provider(issuer, configuration);
+  // RFC 8252 7.3: a loopback IP redirect URI matches whatever port the native app listens on, for every client.
+  const redirectUriAllowed = provider.Client.prototype.redirectUriAllowed;
+  provider.Client.prototype.redirectUriAllowed = function (this: { redirectUris?: string[] }, value: string) {
+    return (
+      redirectUriAllowed.call(this, value) ||
+      (this.redirectUris ?? []).some((registered) => sameLoopbackButPort(registered, value))
+    );
+  };
   // Stored client secrets are hashes (see clientSecretHash): the presented one is hashed, then compared in
   // constant time.
   provider.Client.prototype.compareClientSecret = async function (this: { clientSecret?: string }, actual) {
