@@ -4,10 +4,10 @@ import { oauthDb } from '../../src/features/oauth/oauth.tables.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { useServedApp } from '../helpers/serve.ts';
-import { authorizeCode, pkcePair, REDIRECT_URI, tokenRequest } from './oauth-client.ts';
+import { authorizeCode, BrowserLike, pkcePair, REDIRECT_URI, signIn, tokenRequest } from './oauth-client.ts';
 
 for (const dialect of DIALECTS) {
-  describe(`OAuth client registration (${dialect})`, () => {
+  describe(`OAuth clients: registration, secrets, redirect URIs, response modes (${dialect})`, () => {
     const h = useHarness(dialect);
     const port = useServedApp(h);
     const base = () => `http://127.0.0.1:${port()}`;
@@ -161,6 +161,30 @@ for (const dialect of DIALECTS) {
         const res = await fetch(`${base()}/oauth/authorize?${params}`, { redirect: 'manual' });
         expect(res.status).toBe(400);
         expect(await res.text()).toContain('redirect_uri');
+      }
+    });
+
+    it('only the query response mode is accepted: fragment and form_post get invalid_request, never a code', async () => {
+      const clientId = (await register({ token_endpoint_auth_method: 'none' })).body.client_id as string;
+      const t = await h.tenant();
+      const browser = new BrowserLike(base());
+      await signIn(h, t, browser);
+      for (const mode of ['fragment', 'form_post']) {
+        const params = new URLSearchParams({
+          response_type: 'code',
+          response_mode: mode,
+          client_id: clientId,
+          redirect_uri: REDIRECT_URI,
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: 'S256',
+          scope: 'notes:read',
+          state: 's',
+        });
+        const res = await browser.get(`/oauth/authorize?${params}`);
+        const answer = `${res.location ?? ''} ${res.text}`;
+        expect(answer).toContain('invalid_request');
+        expect(answer).not.toContain('code=');
+        expect(res.location ?? '').not.toMatch(/\/oauth\/consent\//);
       }
     });
   });

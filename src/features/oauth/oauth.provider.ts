@@ -257,6 +257,9 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
       (this.redirectUris ?? []).some((registered) => sameLoopbackButPort(registered, value))
     );
   };
+  // The contract's only response mode is `query` (fragment and form_post would carry codes where no client looks).
+  provider.Client.prototype.responseModeAllowed = (responseMode: string | undefined) =>
+    responseMode === undefined || responseMode === 'query';
   // Stored client secrets are hashes (see clientSecretHash): the presented one is hashed, then compared in
   // constant time.
   provider.Client.prototype.compareClientSecret = async function (this: { clientSecret?: string }, actual) {
