@@ -257,6 +257,23 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
       (this.redirectUris ?? []).some((registered) => sameLoopbackButPort(registered, value))
     );
   };
+  // An authorization request without a scope asks for the scopes the client registered, else every scope: the
+  // consent page offers them to narrow.
+  provider.use(async (ctx, next) => {
+    if (
+      ctx.path === OAUTH_ROUTES.authorization &&
+      ctx.method === 'GET' &&
+      !String(ctx.query.scope ?? '').trim()
+    ) {
+      const clientId = ctx.query.client_id;
+      const client =
+        typeof clientId === 'string'
+          ? await provider.Client.find(clientId).catch(() => undefined)
+          : undefined;
+      ctx.query = { ...ctx.query, scope: client?.scope ?? scope };
+    }
+    await next();
+  });
   // The contract's only response mode is `query` (fragment and form_post would carry codes where no client looks).
   provider.Client.prototype.responseModeAllowed = (responseMode: string | undefined) =>
     responseMode === undefined || responseMode === 'query';
