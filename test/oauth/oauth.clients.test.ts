@@ -187,5 +187,18 @@ for (const dialect of DIALECTS) {
         expect(res.location ?? '').not.toMatch(/\/oauth\/consent\//);
       }
     });
+
+    it('malformed redirect_uris get the validation message of what is wrong, not one per character', async () => {
+      const asString = await register({
+        token_endpoint_auth_method: 'none',
+        redirect_uris: 'https://a.example/cb',
+      });
+      expect(asString.status).toBe(400);
+      expect(asString.body.error_description).toMatch(/redirect_uris must be an array/);
+      const asObjects = await register({ token_endpoint_auth_method: 'none', redirect_uris: [{ a: 1 }] });
+      expect(asObjects.status).toBe(400);
+      expect(asObjects.body.error_description).not.toContain('[object Object]');
+      expect(asObjects.body.error_description).toContain('redirect_uris');
+    });
   });
 }

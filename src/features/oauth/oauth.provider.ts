@@ -195,7 +195,9 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
             throw new errors.InvalidClientMetadata(`${field} is not supported by this server`);
           }
         }
-        for (const uri of (value as unknown[] | undefined) ?? []) {
+        // Not an array of strings: the library's own validation names the problem.
+        if (!Array.isArray(value) || value.some((uri) => typeof uri !== 'string')) return;
+        for (const uri of value) {
           const problem = redirectUriProblem(uri);
           if (problem)
             throw new errors.InvalidRedirectUri(`redirect_uris: '${String(uri).slice(0, 200)}' ${problem}`);
