@@ -48,6 +48,58 @@ async function chargeAddress(deps: Deps, c: Context): Promise<Response | null> {
   }
 }
 
+/** A token request is a small form; a bigger or unsized body is refused before it is read. */
+const MAX_TOKEN_BODY_BYTES = 16 * 1024;
+
+/** The client a token request names: `client_id` of the form, else the user of HTTP Basic authentication. */
+function tokenClientId(form: URLSearchParams, authorization: string | undefined): string | null {
+  const named = form.get('client_id');
+  if (named) return named;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '')?.[1];
+  if (!basic) return null;
+  const user = Buffer.from(basic, 'base64').toString('utf8').split(':')[0];
+  return user ? decodeURIComponent(user.replace(/\+/g, '%20')) : null;
+}
+
+/**
+ * Also counts a token request against its client (a client spread over many addresses, or many clients behind
+ * one proxy address). The form is read here and handed to the library already read (it accepts `req.body`).
+ */
+async function chargeTokenClient(deps: Deps, c: Context): Promise<Response | null> {
+  const node = nodeBindings(c);
+  if (!node) return null;
+  const length = Number(c.req.header('content-length'));
+  if (!Number.isFinite(length) || length > MAX_TOKEN_BODY_BYTES) {
+    return c.json(
+      {
+        error: 'invalid_request',
+        error_description: `The body must be a form of at most ${MAX_TOKEN_BODY_BYTES} bytes.`,
+      },
+      413,
+    );
+  }
+  const text = await c.req.text();
+  (node.incoming as unknown as { body: string }).body = text;
+  let clientId: string | null = null;
+  try {
+    clientId = tokenClientId(new URLSearchParams(text), c.req.header('authorization'));
+  } catch {
+    clientId = null;
+  }
+  if (!clientId) return null;
+  try {
+    await chargeRateLimit(deps, `oauth-client:${clientId.slice(0, 512)}`);
+    return null;
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
+    return c.json(
+      { error: 'temporarily_unavailable', error_description: err.message },
+      429,
+      err.details.headers,
+    );
+  }
+}
+
 /** RFC 8414 metadata of an issuer (MCP clients read this one; OpenID discovery is the library's). */
 export function authorizationServerMetadata(issuer: string) {
   return {
@@ -140,6 +192,10 @@ export function mountOAuth(deps: Deps): MiddlewareHandler<AppEnv> {
     if (isLibraryPath(path)) {
       if (method === 'POST' && LIMITED_PATHS.has(path)) {
         const limited = await chargeAddress(deps, c);
+        if (limited) return limited;
+      }
+      if (method === 'POST' && path === OAUTH_ROUTES.token) {
+        const limited = await chargeTokenClient(deps, c);
         if (limited) return limited;
       }
       return toLibrary(c, await oauthServer(deps, issuerOf(deps, c)));
