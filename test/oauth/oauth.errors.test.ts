@@ -96,16 +96,21 @@ for (const dialect of DIALECTS) {
       expect(new URL(res.location!).searchParams.get('error')).toBe('invalid_target');
     });
 
-    it('an unknown scope is dropped (RFC 6749 3.3), never offered on the consent page', async () => {
+    it('an unknown scope is invalid_scope, sent to the verified redirect URI; it is never offered on the consent page', async () => {
       const t = await h.tenant();
       const clientId = await registerClient(base());
       const browser = new BrowserLike(base());
       await signIn(h, t, browser);
       const start = await browser.get(authorizeUrl(clientId, { scope: 'notes:read admin' }));
       const page = await browser.get(start.location!);
-      expect(page.status).toBe(200);
-      expect(page.text).toContain('value="notes:read"');
+      expect(page.status).toBe(303);
       expect(page.text).not.toContain('admin');
+      const resumed = await browser.get(page.location!);
+      const callback = new URL(resumed.location!);
+      expect(callback.origin + callback.pathname).toBe(REDIRECT_URI);
+      expect(callback.searchParams.get('error')).toBe('invalid_scope');
+      expect(callback.searchParams.get('error_description')).toContain('admin');
+      expect(callback.searchParams.get('code')).toBeNull();
     });
 
     it('the token endpoint answers RFC errors: unsupported_grant_type, invalid_grant, invalid_client, invalid_request', async () => {

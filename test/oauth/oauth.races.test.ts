@@ -15,7 +15,7 @@ import {
 const PARALLEL = 6;
 
 for (const dialect of DIALECTS) {
-  describe(`OAuth: simultaneous redemptions (${dialect})`, () => {
+  describe(`OAuth: redeeming codes and refresh tokens (${dialect})`, () => {
     const h = useHarness(dialect);
     const port = useServedApp(h);
     const base = () => `http://127.0.0.1:${port()}`;
@@ -91,6 +91,35 @@ for (const dialect of DIALECTS) {
       expect(ok).toHaveLength(1);
       for (const a of answers.filter((x) => x.status !== 200)) expect(a.body.error).toBe('invalid_grant');
       await everyTokenDead(t.accountId, [first.body, ...ok.map((a) => a.body)], clientId);
+    });
+
+    it('a refresh naming another resource is invalid_target and leaves the refresh token usable', async () => {
+      const clientId = await registerClient(base());
+      const pkce = pkcePair();
+      const { code } = await authorizeCode(h, base(), clientId, pkce);
+      const first = await tokenRequest(base(), {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT_URI,
+        client_id: clientId,
+        code_verifier: pkce.verifier,
+      });
+      expect(first.status).toBe(200);
+      const elsewhere = await tokenRequest(base(), {
+        grant_type: 'refresh_token',
+        refresh_token: first.body.refresh_token,
+        client_id: clientId,
+        resource: 'https://elsewhere.example/mcp',
+      });
+      expect(elsewhere).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
+      const refreshed = await tokenRequest(base(), {
+        grant_type: 'refresh_token',
+        refresh_token: first.body.refresh_token,
+        client_id: clientId,
+        resource: `${base()}/mcp`,
+      });
+      expect(refreshed.status).toBe(200);
+      expect((await mcpCall(base(), refreshed.body.access_token, 'list_notes')).status).toBe(200);
     });
   });
 }

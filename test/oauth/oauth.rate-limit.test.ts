@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
@@ -33,6 +34,60 @@ for (const dialect of DIALECTS) {
         body: 'grant_type=refresh_token&refresh_token=x&client_id=y',
       });
       expect(token.status).toBe(429);
+    });
+  });
+}
+
+/** A token request sent from a given loopback address (so one test can be several clients' machines). */
+function tokenFrom(port: number, localAddress: string, form: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        localAddress,
+        method: 'POST',
+        path: '/oauth/token',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': Buffer.byteLength(form),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('error', reject);
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(form);
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`OAuth token endpoint: rate-limited per client too (${dialect})`, () => {
+    const h = useHarness(dialect, { RATE_LIMIT_PER_MINUTE: '3' });
+    const port = useServedApp(h);
+
+    it('one client spread over addresses gets 429 at its fourth token request; another client does not', async () => {
+      const form = (clientId: string) => `grant_type=refresh_token&refresh_token=x&client_id=${clientId}`;
+      const statuses: number[] = [];
+      for (const address of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5']) {
+        statuses.push(await tokenFrom(port(), address, form(`spread-${dialect}`)));
+      }
+      expect(statuses.slice(0, 3).every((s) => s !== 429)).toBe(true);
+      expect(statuses[3]).toBe(429);
+      expect(await tokenFrom(port(), '127.0.0.6', form(`other-${dialect}`))).not.toBe(429);
+    });
+
+    it('a token request without a sized body is refused before it is read', async () => {
+      const res = await fetch(`http://127.0.0.1:${port()}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `client_id=x&pad=${'a'.repeat(20_000)}`,
+      });
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as any).error).toBe('invalid_request');
     });
   });
 }

@@ -8,6 +8,19 @@ export function hashOAuthId(id: string): string {
   return createHash('sha256').update(id).digest('base64url');
 }
 
+const SECRET_PREFIX = 'sha256:';
+
+/** A registration nobody consents to within 30 days lapses (and is swept); the first consent makes it permanent. */
+export const UNUSED_CLIENT_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * How a client secret is kept: its SHA-256 (the library makes secrets of 64 random bytes, so no slow hash is
+ * needed). The provider hashes a presented secret with it before comparing (oauth.provider.ts).
+ */
+export function clientSecretHash(secret: string): string {
+  return `${SECRET_PREFIX}${hashOAuthId(secret)}`;
+}
+
 /** Records the library looks up by the id they carry inside (`jti`), which is not stored. */
 const CLIENT_MODEL = 'Client';
 const GRANT_MODEL = 'Grant';
@@ -30,13 +43,22 @@ export class DbAdapter implements Adapter {
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     const { jti: _jti, ...rest } = payload as AdapterPayload & { jti?: string };
+    if (this.model === CLIENT_MODEL && typeof rest.client_secret === 'string') {
+      // The library saves a client again with the secret it read back: that one is a hash already.
+      if (!rest.client_secret.startsWith(SECRET_PREFIX))
+        rest.client_secret = clientSecretHash(rest.client_secret);
+    }
     const row = {
       model: this.model,
       id_hash: hashOAuthId(id),
       grant_id: typeof payload.grantId === 'string' ? payload.grantId : null,
       uid: typeof payload.uid === 'string' ? payload.uid : null,
       payload: JSON.stringify(rest),
-      expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000).toISOString() : null,
+      expires_at: expiresIn
+        ? new Date(Date.now() + expiresIn * 1000).toISOString()
+        : this.model === CLIENT_MODEL
+          ? new Date(Date.now() + UNUSED_CLIENT_TTL_MS).toISOString()
+          : null,
       consumed_at: null,
     };
     await this.db
@@ -47,7 +69,8 @@ export class DbAdapter implements Adapter {
           grant_id: row.grant_id,
           uid: row.uid,
           payload: row.payload,
-          expires_at: row.expires_at,
+          // A client saved again keeps its lapse date (cleared by its first connection).
+          ...(this.model === CLIENT_MODEL ? {} : { expires_at: row.expires_at }),
         }),
       )
       .execute();

@@ -5,6 +5,13 @@ import { type OAuthConnectionsTable, oauthDb } from './oauth.tables.ts';
 /** Minutes' record of a grant made on the consent page. */
 export async function insertConnection(db: Db, row: OAuthConnectionsTable): Promise<void> {
   await oauthDb(db).insertInto('oauth_connections').values(row).execute();
+  // A client someone has connected no longer lapses as an unused registration.
+  await oauthDb(db)
+    .updateTable('oauth_records')
+    .set({ expires_at: null })
+    .where('model', '=', 'Client')
+    .where('id_hash', '=', hashOAuthId(row.client_id))
+    .execute();
 }
 
 export async function listConnections(db: Db, accountId: string): Promise<OAuthConnectionsTable[]> {

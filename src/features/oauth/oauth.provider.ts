@@ -7,9 +7,10 @@ import Provider, {
 } from 'oidc-provider';
 import type { Deps } from '../../deps.ts';
 import { SCOPES } from '../api-keys/scopes.ts';
+import { sameString } from '../users/tokens.ts';
 import { checkUrlStatically, resolveTarget } from '../webhooks/outbound/guarded-request.ts';
 import { outboundPolicy } from '../webhooks/webhooks.service.ts';
-import { DbAdapter } from './oauth.adapter.ts';
+import { clientSecretHash, DbAdapter } from './oauth.adapter.ts';
 import { renderOAuthErrorPage } from './oauth.pages.ts';
 import { loadOAuthSecrets } from './oauth.secrets.ts';
 
@@ -34,7 +35,47 @@ export const OAUTH_ROUTES = {
 /** The consent page of an interaction. */
 export const CONSENT_PATH = '/oauth/consent';
 
+/** Metadata that would make the library fetch a URL of the client's choosing (or needs features that are off). */
+const REFUSED_CLIENT_METADATA = ['sector_identifier_uri', 'jwks_uri', 'jwks'] as const;
+
+/** Bounds on what one registration may store (anyone may register). */
+export const REGISTRATION_LIMITS = { clientNameChars: 200, redirectUris: 10, metadataBytes: 8192 } as const;
+
+function checkRegistrationSize(metadata: Record<string, unknown>): void {
+  const name = metadata.client_name;
+  if (typeof name === 'string' && name.length > REGISTRATION_LIMITS.clientNameChars) {
+    throw new errors.InvalidClientMetadata(
+      `client_name must be at most ${REGISTRATION_LIMITS.clientNameChars} characters`,
+    );
+  }
+  const uris = metadata.redirect_uris;
+  if (Array.isArray(uris) && uris.length > REGISTRATION_LIMITS.redirectUris) {
+    throw new errors.InvalidClientMetadata(
+      `redirect_uris must have at most ${REGISTRATION_LIMITS.redirectUris} members`,
+    );
+  }
+  if (Buffer.byteLength(JSON.stringify(metadata)) > REGISTRATION_LIMITS.metadataBytes) {
+    throw new errors.InvalidClientMetadata(
+      `the client metadata must be at most ${REGISTRATION_LIMITS.metadataBytes} bytes`,
+    );
+  }
+}
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+const LOOPBACK_IPS = new Set(['127.0.0.1', '[::1]']);
+
+/** Two `http` URIs on the same loopback IP (not `localhost`, RFC 8252 8.3) that differ at most in their port. */
+export function sameLoopbackButPort(registered: string, requested: unknown): boolean {
+  if (typeof requested !== 'string' || !URL.canParse(registered) || !URL.canParse(requested)) return false;
+  const a = new URL(registered);
+  const b = new URL(requested);
+  if (a.protocol !== 'http:' || b.protocol !== 'http:' || !LOOPBACK_IPS.has(a.hostname)) return false;
+  if (b.username || b.password || b.hash) return false;
+  a.port = '';
+  b.port = '';
+  return a.href === b.href;
+}
 
 /** RFC 8252 and the contract: exact `https` URIs, or `http` on a loopback host (any port). */
 export function redirectUriProblem(uri: unknown): string | null {
@@ -119,7 +160,15 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
       // A connection lasts until it is disconnected or its refresh token goes unused for 30 days.
       Grant: 365 * 24 * 3600,
     },
-    rotateRefreshToken: true,
+    // Refresh tokens always rotate; a refresh naming another resource is refused before the token is used up.
+    rotateRefreshToken: (ctx) => {
+      const asked = ctx.oidc.params?.resource;
+      for (const one of [asked ?? []].flat()) {
+        if (one !== resource)
+          throw new errors.InvalidTarget(`the only resource of this server is ${resource}`);
+      }
+      return true;
+    },
     // A refresh token whenever the client registered the grant type (MCP clients do not ask for offline_access).
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Every authorization shows the consent page (the person picks the data space and may narrow the scopes);
@@ -133,10 +182,22 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
       url: (_ctx, interaction) => `${CONSENT_PATH}/${interaction.uid}`,
     },
     extraClientMetadata: {
-      properties: ['redirect_uris'],
-      validator: (_ctx, key, value) => {
+      // request_uris is listed so that it is refused rather than silently dropped.
+      properties: ['redirect_uris', 'request_uris'],
+      validator: (_ctx, key, value, metadata) => {
+        if (key === 'request_uris' && value !== undefined) {
+          throw new errors.InvalidClientMetadata('request_uris is not supported by this server');
+        }
         if (key !== 'redirect_uris') return;
-        for (const uri of (value as unknown[] | undefined) ?? []) {
+        checkRegistrationSize(metadata as Record<string, unknown>);
+        for (const field of REFUSED_CLIENT_METADATA) {
+          if ((metadata as Record<string, unknown>)[field] !== undefined) {
+            throw new errors.InvalidClientMetadata(`${field} is not supported by this server`);
+          }
+        }
+        // Not an array of strings: the library's own validation names the problem.
+        if (!Array.isArray(value) || value.some((uri) => typeof uri !== 'string')) return;
+        for (const uri of value) {
           const problem = redirectUriProblem(uri);
           if (problem)
             throw new errors.InvalidRedirectUri(`redirect_uris: '${String(uri).slice(0, 200)}' ${problem}`);
@@ -150,6 +211,8 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       registration: { enabled: true },
+      // Not routed by Minutes, so not offered.
+      pushedAuthorizationRequests: { enabled: false },
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -188,6 +251,42 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
     },
   };
   const provider = new Provider(issuer, configuration);
+  // RFC 8252 7.3: a loopback IP redirect URI matches whatever port the native app listens on, for every client.
+  const redirectUriAllowed = provider.Client.prototype.redirectUriAllowed;
+  provider.Client.prototype.redirectUriAllowed = function (this: { redirectUris?: string[] }, value: string) {
+    return (
+      redirectUriAllowed.call(this, value) ||
+      (this.redirectUris ?? []).some((registered) => sameLoopbackButPort(registered, value))
+    );
+  };
+  // An authorization request without a scope asks for the scopes the client registered, else every scope: the
+  // consent page offers them to narrow.
+  provider.use(async (ctx, next) => {
+    if (
+      ctx.path === OAUTH_ROUTES.authorization &&
+      ctx.method === 'GET' &&
+      !String(ctx.query.scope ?? '').trim()
+    ) {
+      const clientId = ctx.query.client_id;
+      const client =
+        typeof clientId === 'string'
+          ? await provider.Client.find(clientId).catch(() => undefined)
+          : undefined;
+      ctx.query = { ...ctx.query, scope: client?.scope ?? scope };
+    }
+    await next();
+  });
+  // The contract's only response mode is `query` (fragment and form_post would carry codes where no client looks).
+  provider.Client.prototype.responseModeAllowed = (responseMode: string | undefined) =>
+    responseMode === undefined || responseMode === 'query';
+  // Stored client secrets are hashes (see clientSecretHash): the presented one is hashed, then compared in
+  // constant time.
+  provider.Client.prototype.compareClientSecret = async function (this: { clientSecret?: string }, actual) {
+    const stored = this.clientSecret;
+    return typeof stored === 'string' && typeof actual === 'string'
+      ? sameString(stored, clientSecretHash(actual))
+      : false;
+  };
   provider.proxy = true;
   const handler = provider.callback();
   const callback = (req: IncomingMessage, res: ServerResponse) =>

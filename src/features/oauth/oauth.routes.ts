@@ -13,12 +13,13 @@ import { loadAssets } from '../dashboard/assets.ts';
 import type { DashEnv } from '../dashboard/dashboard.env.ts';
 import { PAGE_HEADERS } from '../dashboard/respond.ts';
 import { requireSession } from '../dashboard/session.ts';
+import { sameString } from '../users/tokens.ts';
 import { insertConnection } from './oauth.connections.ts';
 import { CONSENT_PATH, OAUTH_ROUTES, type OAuthServer } from './oauth.provider.ts';
 import { issuerOf, oauthServer } from './oauth.servers.ts';
 
-/** Paths the library answers itself (its discovery document and its endpoints). */
-const LIBRARY_PATHS = new Set<string>([...Object.values(OAUTH_ROUTES), '/.well-known/openid-configuration']);
+/** Paths the library answers itself (its endpoints). */
+const LIBRARY_PATHS = new Set<string>(Object.values(OAUTH_ROUTES));
 const LIBRARY_PREFIXES = [`${OAUTH_ROUTES.authorization}/`, `${OAUTH_ROUTES.registration}/`];
 
 function isLibraryPath(path: string): boolean {
@@ -37,6 +38,58 @@ async function chargeAddress(deps: Deps, c: Context): Promise<Response | null> {
   const address = nodeBindings(c)?.incoming.socket.remoteAddress ?? 'unknown';
   try {
     await chargeRateLimit(deps, `oauth-address:${address}`);
+    return null;
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
+    return c.json(
+      { error: 'temporarily_unavailable', error_description: err.message },
+      429,
+      err.details.headers,
+    );
+  }
+}
+
+/** A token request is a small form; a bigger or unsized body is refused before it is read. */
+const MAX_TOKEN_BODY_BYTES = 16 * 1024;
+
+/** The client a token request names: `client_id` of the form, else the user of HTTP Basic authentication. */
+function tokenClientId(form: URLSearchParams, authorization: string | undefined): string | null {
+  const named = form.get('client_id');
+  if (named) return named;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '')?.[1];
+  if (!basic) return null;
+  const user = Buffer.from(basic, 'base64').toString('utf8').split(':')[0];
+  return user ? decodeURIComponent(user.replace(/\+/g, '%20')) : null;
+}
+
+/**
+ * Also counts a token request against its client (a client spread over many addresses, or many clients behind
+ * one proxy address). The form is read here and handed to the library already read (it accepts `req.body`).
+ */
+async function chargeTokenClient(deps: Deps, c: Context): Promise<Response | null> {
+  const node = nodeBindings(c);
+  if (!node) return null;
+  const length = Number(c.req.header('content-length'));
+  if (!Number.isFinite(length) || length > MAX_TOKEN_BODY_BYTES) {
+    return c.json(
+      {
+        error: 'invalid_request',
+        error_description: `The body must be a form of at most ${MAX_TOKEN_BODY_BYTES} bytes.`,
+      },
+      413,
+    );
+  }
+  const text = await c.req.text();
+  (node.incoming as unknown as { body: string }).body = text;
+  let clientId: string | null = null;
+  try {
+    clientId = tokenClientId(new URLSearchParams(text), c.req.header('authorization'));
+  } catch {
+    clientId = null;
+  }
+  if (!clientId) return null;
+  try {
+    await chargeRateLimit(deps, `oauth-client:${clientId.slice(0, 512)}`);
     return null;
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
@@ -67,6 +120,18 @@ export function authorizationServerMetadata(issuer: string) {
     authorization_response_iss_parameter_supported: true,
     client_id_metadata_document_supported: true,
     service_documentation: `${issuer}/docs`,
+  };
+}
+
+/**
+ * OpenID Connect Discovery: the RFC 8414 document and the two fields OpenID requires. Served here rather than by
+ * the library, which builds it from the request's Host and advertises endpoints Minutes does not route.
+ */
+export function openIdConfiguration(issuer: string) {
+  return {
+    ...authorizationServerMetadata(issuer),
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['ES256'],
   };
 }
 
@@ -118,6 +183,9 @@ export function mountOAuth(deps: Deps): MiddlewareHandler<AppEnv> {
           'Cache-Control': 'max-age=300',
         });
       }
+      if (path === '/.well-known/openid-configuration') {
+        return c.json(openIdConfiguration(issuerOf(deps, c)), 200, { 'Cache-Control': 'max-age=300' });
+      }
     }
     if (path.startsWith(`${CONSENT_PATH}/`)) {
       return consent.fetch(c.req.raw, { ...(c.env as object), log: c.get('log') });
@@ -125,6 +193,10 @@ export function mountOAuth(deps: Deps): MiddlewareHandler<AppEnv> {
     if (isLibraryPath(path)) {
       if (method === 'POST' && LIMITED_PATHS.has(path)) {
         const limited = await chargeAddress(deps, c);
+        if (limited) return limited;
+      }
+      if (method === 'POST' && path === OAUTH_ROUTES.token) {
+        const limited = await chargeTokenClient(deps, c);
         if (limited) return limited;
       }
       return toLibrary(c, await oauthServer(deps, issuerOf(deps, c)));
@@ -141,6 +213,12 @@ function consentHeaders(redirectOrigin: string | null): Record<string, string> {
     `form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}`,
   );
   return { ...PAGE_HEADERS, 'Content-Security-Policy': csp };
+}
+
+/** Scopes a request names that this server does not have (OpenID's own two are the library's). */
+function unknownScopes(scope: unknown): string[] {
+  const names = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [];
+  return names.filter((name) => !isScope(name) && name !== 'openid' && name !== 'offline_access');
 }
 
 function redirectOriginOf(uri: unknown): string | null {
@@ -194,6 +272,17 @@ function consentApp(deps: Deps) {
   app.get(`${CONSENT_PATH}/:uid`, async (c) => {
     const found = await interaction(c);
     if (!found) return expired(c);
+    const unknown = unknownScopes(found.details.params.scope);
+    if (unknown.length) {
+      // The redirect URI is verified by now: the client learns which scope it got wrong (RFC 6749 4.1.2.1).
+      const to = await found.server.provider.interactionResult(
+        found.node.incoming,
+        found.node.outgoing,
+        { error: 'invalid_scope', error_description: `unknown scope: ${unknown.join(' ').slice(0, 200)}` },
+        { mergeWithLastSubmission: false },
+      );
+      return c.redirect(to, 303);
+    }
     const redirectUri = found.details.params.redirect_uri;
     const view = consentPage(assets.version, {
       uid: found.details.uid,
@@ -212,6 +301,14 @@ function consentApp(deps: Deps) {
     if (!found) return expired(c);
     const { server, node, details, client } = found;
     const form = await c.req.parseBody({ all: true });
+    // The session middleware leaves multipart bodies to their handler: the token is checked here for every type.
+    const submitted = c.req.header('x-csrf-token') ?? form._csrf;
+    if (typeof submitted !== 'string' || !sameString(submitted, c.get('csrf'))) {
+      return c.text(
+        'This form has expired (missing or wrong CSRF token). Reload the page and try again.',
+        403,
+      );
+    }
     const headers = consentHeaders(redirectOriginOf(details.params.redirect_uri));
     if (form.decision !== 'allow') {
       const to = await server.provider.interactionResult(
