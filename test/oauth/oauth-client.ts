@@ -23,7 +23,8 @@ export class BrowserLike {
   ): Promise<HttpAnswer> {
     const url = new URL(pathOrUrl, this.base);
     // Browsers send their Origin on every post; the dashboard refuses a post without one.
-    const origin = method === 'GET' || method === 'HEAD' ? {} : { origin: new URL(this.base).origin };
+    const origin: Record<string, string> =
+      method === 'GET' || method === 'HEAD' ? {} : { origin: new URL(this.base).origin };
     const headers: Record<string, string> = { ...origin, ...init.headers };
     if (this.cookies.size && url.origin === new URL(this.base).origin) {
       headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
