@@ -46,17 +46,19 @@ export const MERGE_JSON_SCHEMA = {
   },
 } as const;
 
-export const MergeAnswer = z.object({
+/** What a part's analysis and the merge both answer: a title, a summary and action items (shape only). */
+export const ModelNotes = z.object({
   title: z.string().refine((v) => v.trim().length > 0 && !/^untitled\b/i.test(v.trim()), 'title is empty'),
   summary: z.string().refine((v) => v.trim().length > 0, 'summary is empty'),
-  action_items: z.array(
-    z.object({
-      text: z.string(),
-      assignee: z.string().nullable().optional(),
-      due: z.string().nullable().optional(),
-      sources: z.array(z.number().int()),
-    }),
-  ),
+});
+export const ModelActionItem = z.object({
+  text: z.string(),
+  assignee: z.string().nullable().optional(),
+  due: z.string().nullable().optional(),
+});
+
+export const MergeAnswer = ModelNotes.extend({
+  action_items: z.array(ModelActionItem.extend({ sources: z.array(z.number().int()) })),
 });
 export type MergeAnswer = z.infer<typeof MergeAnswer>;
 

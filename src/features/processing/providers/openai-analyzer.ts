@@ -14,6 +14,8 @@ import {
   MERGE_JSON_SCHEMA,
   MERGE_SYSTEM_PROMPT,
   MergeAnswer,
+  ModelActionItem,
+  ModelNotes,
   mergeWithoutModel,
   type PartNotes,
   renderMerge,
@@ -71,16 +73,8 @@ export const ANALYSIS_JSON_SCHEMA = {
 } as const;
 
 /** The answer as validated: the shape must hold exactly; values are normalised afterwards. */
-const ModelAnalysis = z.object({
-  title: z.string().refine((v) => v.trim().length > 0 && !/^untitled\b/i.test(v.trim()), 'title is empty'),
-  summary: z.string().refine((v) => v.trim().length > 0, 'summary is empty'),
-  action_items: z.array(
-    z.object({
-      text: z.string(),
-      assignee: z.string().nullable().optional(),
-      due: z.string().nullable().optional(),
-    }),
-  ),
+const ModelAnalysis = ModelNotes.extend({
+  action_items: z.array(ModelActionItem),
   highlights: z.array(z.object({ segment: z.number().int(), text: z.string() })),
 });
 
