@@ -144,7 +144,12 @@ function openZip(file: string): Promise<yauzl.ZipFile> {
       file,
       // Names are checked here (an unsafe one skips its entry, not the archive); sizes are checked by yauzl too.
       { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true },
-      (err, zip) => (err ? reject(err) : resolve(zip)),
+      (err, zip) => {
+        if (err) return reject(err);
+        // zipEntries listens while it reads; between reads an error must not reach uncaughtException.
+        zip.on('error', () => {});
+        resolve(zip);
+      },
     ),
   );
 }
