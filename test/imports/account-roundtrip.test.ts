@@ -77,6 +77,17 @@ describe(`an account export moves an account ${from} → ${to} → ${from} field
       { ...actorOf(source.accountId), mode: 'test' },
       readFolderExport(path.join(FIXTURES, 'omi'), LIMITS),
     );
+    // A note with a language, whose analysis says what it did not do (analysis_notes).
+    const german = await a.request('POST', '/v1/notes', {
+      key: source.liveKey,
+      body: {
+        language: 'de-CH',
+        transcript:
+          'Anna: Wir haben heute über das Budget gesprochen und beschlossen, die Ausgaben zu senken.\n' +
+          'Ben: Ich schicke den Bericht bis Freitag an die Finanzabteilung, damit alle ihn lesen können.',
+      },
+    });
+    expect(german.status).toBe(202);
     await processAll(a);
     // What a user changes after processing must move too: a completed item, a rename, tags.
     const items = await a.request('GET', '/v1/action-items?limit=100', { key: source.liveKey });
@@ -102,14 +113,18 @@ describe(`an account export moves an account ${from} → ${to} → ${from} field
 
     const first = tempDir();
     const manifest = await exportAccount(a.deps, first, { accountId: source.accountId });
+    expect(readExport(first).get(`live/notes/${german.body.id}.json`)).toMatchObject({
+      language: 'de-CH',
+      analysis_notes: expect.any(String),
+    });
     expect(manifest).toMatchObject({ format: 'minutes-account-export', version: 1 });
     expect(manifest.spaces).toEqual([
-      { mode: 'live', folder: 'live/notes', notes: 5 },
+      { mode: 'live', folder: 'live/notes', notes: 6 },
       { mode: 'test', folder: 'test/notes', notes: 3 },
     ]);
     const original = readExport(first);
     const total = original.size;
-    expect(total).toBe(8);
+    expect(total).toBe(9);
 
     // To an empty account of another instance, and back to a third.
     const target = await b.tenant();

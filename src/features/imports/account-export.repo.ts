@@ -33,6 +33,8 @@ export const accountExportRepo = {
         'updated_at',
         'source',
         'source_id',
+        'language',
+        'analysis_notes',
       ])
       .where('id', '=', id)
       .where('account_id', '=', space.accountId)

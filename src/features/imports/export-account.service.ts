@@ -94,6 +94,8 @@ function toExportedNote({ note, segments, speakers, highlights, actionItems }: N
     updated_at: note.updated_at,
     source: note.source ?? null,
     source_id: note.source_id ?? null,
+    language: note.language ?? null,
+    analysis_notes: note.analysis_notes ?? null,
     segments: segments.map((s) => ({ ...s, start_ms: Number(s.start_ms), end_ms: Number(s.end_ms) })),
     speakers,
     highlights: highlights.map((h) => ({ ...h, timestamp_ms: Number(h.timestamp_ms) })),

@@ -52,6 +52,8 @@ export async function importNote(deps: Deps, actor: Actor, note: ImportedNote): 
     updated_at: exact?.updated_at ?? now,
     source,
     source_id: sourceId,
+    language: exact?.language ?? null,
+    analysis_notes: exact?.analysis_notes ?? null,
   };
   const taken = exact
     ? await importsRepo.takenPartIds(

@@ -60,6 +60,8 @@ export interface ExactNoteFields {
   transcript: string;
   duration_seconds: number;
   updated_at: string;
+  language: string | null;
+  analysis_notes: string | null;
   /** The source it had there, kept so a note imported twice over still knows its origin. */
   origin: { source: string; source_id: string } | null;
 }

@@ -32,6 +32,9 @@ export const ExportedNote = z.object({
   updated_at: Iso,
   source: z.string().nullable(),
   source_id: z.string().nullable(),
+  // Absent in exports written before notes had a language.
+  language: z.string().nullable().optional(),
+  analysis_notes: z.string().nullable().optional(),
   segments: z.array(
     z.object({ speaker: z.string(), start_ms: z.number(), end_ms: z.number(), text: z.string() }),
   ),
@@ -83,6 +86,8 @@ export function parseMinutesNote(fileName: string, json: unknown): ImportedNote 
       transcript: n.transcript,
       duration_seconds: n.duration_seconds,
       updated_at: n.updated_at,
+      language: n.language ?? null,
+      analysis_notes: n.analysis_notes ?? null,
       origin: n.source && n.source_id ? { source: n.source, source_id: n.source_id } : null,
     },
   };
