@@ -96,21 +96,41 @@ for (const dialect of DIALECTS) {
       expect(new URL(res.location!).searchParams.get('error')).toBe('invalid_target');
     });
 
-    it('an unknown scope is invalid_scope, sent to the verified redirect URI; it is never offered on the consent page', async () => {
+    it('an unknown scope is invalid_scope at /authorize, sent to the verified redirect URI before any sign-in', async () => {
+      const clientId = await registerClient(base());
+      const browser = new BrowserLike(base());
+      const res = await browser.get(authorizeUrl(clientId, { scope: 'notes:read admin' }));
+      expect(res.status).toBe(303);
+      const callback = new URL(res.location!);
+      expect(callback.origin + callback.pathname).toBe(REDIRECT_URI);
+      expect(callback.searchParams.get('error')).toBe('invalid_scope');
+      expect(callback.searchParams.get('error_description')).toContain('admin');
+      expect(callback.searchParams.get('state')).toBe('s');
+      expect(callback.searchParams.get('iss')).toBe(base());
+      expect(callback.searchParams.get('code')).toBeNull();
+      // Nothing waits for a person: no interaction was started.
+      expect(browser.cookies.size).toBe(0);
+    });
+
+    it('an unknown scope with an unregistered redirect URI is shown on our own page, never redirected', async () => {
+      const clientId = await registerClient(base());
+      const res = await new BrowserLike(base()).get(
+        authorizeUrl(clientId, { scope: 'admin', redirect_uri: 'https://attacker.example/cb' }),
+      );
+      expect(res.status).toBe(400);
+      expect(res.location).toBeNull();
+      expect(res.text).toContain('redirect_uri');
+    });
+
+    it('an unknown scope from a signed-in person is refused the same way; the consent page never offers it', async () => {
       const t = await h.tenant();
       const clientId = await registerClient(base());
       const browser = new BrowserLike(base());
       await signIn(h, t, browser);
-      const start = await browser.get(authorizeUrl(clientId, { scope: 'notes:read admin' }));
-      const page = await browser.get(start.location!);
-      expect(page.status).toBe(303);
-      expect(page.text).not.toContain('admin');
-      const resumed = await browser.get(page.location!);
-      const callback = new URL(resumed.location!);
+      const res = await browser.get(authorizeUrl(clientId, { scope: 'search delete_everything' }));
+      const callback = new URL(res.location!);
       expect(callback.origin + callback.pathname).toBe(REDIRECT_URI);
       expect(callback.searchParams.get('error')).toBe('invalid_scope');
-      expect(callback.searchParams.get('error_description')).toContain('admin');
-      expect(callback.searchParams.get('code')).toBeNull();
     });
 
     it('the token endpoint answers RFC errors: unsupported_grant_type, invalid_grant, invalid_client, invalid_request', async () => {

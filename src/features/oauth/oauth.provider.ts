@@ -6,7 +6,7 @@ import Provider, {
   type KoaContextWithOIDC,
 } from 'oidc-provider';
 import type { Deps } from '../../deps.ts';
-import { SCOPES } from '../api-keys/scopes.ts';
+import { isScope, SCOPES } from '../api-keys/scopes.ts';
 import { sameString } from '../users/tokens.ts';
 import { checkUrlStatically, resolveTarget } from '../webhooks/outbound/guarded-request.ts';
 import { outboundPolicy } from '../webhooks/webhooks.service.ts';
@@ -115,6 +115,12 @@ export interface OAuthServer {
   callback: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
+/** Scopes a request names that this server does not have (OpenID's own two are the library's). */
+export function unknownScopes(scope: unknown): string[] {
+  const names = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [];
+  return names.filter((name) => !isScope(name) && name !== 'openid' && name !== 'offline_access');
+}
+
 /** The protected resource of an issuer: the MCP endpoint. */
 export function resourceOf(issuer: string): string {
   return `${issuer}/mcp`;
@@ -180,6 +186,17 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
     interactions: {
       policy: consentPolicy(),
       url: (_ctx, interaction) => `${CONSENT_PATH}/${interaction.uid}`,
+    },
+    // Validated after the client and its redirect URI are, so the library sends invalid_scope to that URI
+    // (RFC 6749 4.1.2.1) before anyone signs in; an unverified redirect URI gets our own error page instead.
+    extraParams: {
+      scope: async (_ctx, value) => {
+        const unknown = unknownScopes(value);
+        if (unknown.length) {
+          const named = unknown.join(' ').slice(0, 200);
+          throw new errors.InvalidScope(`unknown scope: ${named}`, named);
+        }
+      },
     },
     extraClientMetadata: {
       // request_uris is listed so that it is refused rather than silently dropped.

@@ -215,12 +215,6 @@ function consentHeaders(redirectOrigin: string | null): Record<string, string> {
   return { ...PAGE_HEADERS, 'Content-Security-Policy': csp };
 }
 
-/** Scopes a request names that this server does not have (OpenID's own two are the library's). */
-function unknownScopes(scope: unknown): string[] {
-  const names = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [];
-  return names.filter((name) => !isScope(name) && name !== 'openid' && name !== 'offline_access');
-}
-
 function redirectOriginOf(uri: unknown): string | null {
   return typeof uri === 'string' && URL.canParse(uri) ? new URL(uri).origin : null;
 }
@@ -272,17 +266,6 @@ function consentApp(deps: Deps) {
   app.get(`${CONSENT_PATH}/:uid`, async (c) => {
     const found = await interaction(c);
     if (!found) return expired(c);
-    const unknown = unknownScopes(found.details.params.scope);
-    if (unknown.length) {
-      // The redirect URI is verified by now: the client learns which scope it got wrong (RFC 6749 4.1.2.1).
-      const to = await found.server.provider.interactionResult(
-        found.node.incoming,
-        found.node.outgoing,
-        { error: 'invalid_scope', error_description: `unknown scope: ${unknown.join(' ').slice(0, 200)}` },
-        { mergeWithLastSubmission: false },
-      );
-      return c.redirect(to, 303);
-    }
     const redirectUri = found.details.params.redirect_uri;
     const view = consentPage(assets.version, {
       uid: found.details.uid,
