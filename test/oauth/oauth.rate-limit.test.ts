@@ -91,3 +91,45 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+for (const dialect of DIALECTS) {
+  describe(`OAuth endpoints behind a trusted proxy: the forwarded address is counted (${dialect})`, () => {
+    const h = useHarness(dialect, { RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'true' });
+    const port = useServedApp(h);
+
+    const registerFrom = (forwardedFor: string) =>
+      fetch(`http://127.0.0.1:${port()}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+        body: JSON.stringify({
+          client_name: 'Behind a proxy',
+          redirect_uris: [REDIRECT_URI],
+          token_endpoint_auth_method: 'none',
+        }),
+      });
+
+    it('each forwarded address has its own budget; a spoofed first entry does not buy another one', async () => {
+      const a = [await registerFrom('203.0.113.1'), await registerFrom('203.0.113.1')];
+      expect(a.map((r) => r.status)).toEqual([201, 201]);
+      // The proxy appends the real peer last: what the client wrote before it is not its address.
+      const spoofed = await registerFrom('198.51.100.7, 203.0.113.1');
+      expect(spoofed.status).toBe(429);
+      expect(((await spoofed.json()) as any).error).toBe('temporarily_unavailable');
+      expect((await registerFrom('203.0.113.2')).status).toBe(201);
+    });
+
+    it('reading a registration (RFC 7592) counts against the client it names, from any address', async () => {
+      const reg = await registerFrom('203.0.113.50');
+      const { client_id: clientId, registration_access_token: rat } = (await reg.json()) as any;
+      const read = (forwardedFor: string) =>
+        fetch(`http://127.0.0.1:${port()}/oauth/register/${encodeURIComponent(clientId)}`, {
+          headers: { authorization: `Bearer ${rat}`, 'x-forwarded-for': forwardedFor },
+        });
+      expect((await read('203.0.113.51')).status).toBe(200);
+      expect((await read('203.0.113.52')).status).toBe(200);
+      const third = await read('203.0.113.53');
+      expect(third.status).toBe(429);
+      expect(third.headers.get('retry-after')).toMatch(/^\d+$/);
+    });
+  });
+}

@@ -5,6 +5,7 @@ import { consentPage, oauthErrorPage } from '../../../web/pages/oauth.pages.ts';
 import type { Mode } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
+import { clientAddress } from '../../http/client-address.ts';
 import { hostAllowList } from '../../http/host-allow-list.ts';
 import { chargeRateLimit } from '../../http/rate-limit.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -33,11 +34,13 @@ const LIMITED_PATHS = new Set<string>([
   OAUTH_ROUTES.revocation,
 ]);
 
-/** Counts the request against its address (atomically, shared by nodes); a 429 in the OAuth error format beyond. */
-async function chargeAddress(deps: Deps, c: Context): Promise<Response | null> {
-  const address = nodeBindings(c)?.incoming.socket.remoteAddress ?? 'unknown';
+/**
+ * Counts one request against a rate-limit key (one atomic upsert, shared by every node); answers the 429 in the
+ * OAuth error format beyond the limit, else null.
+ */
+async function charge(deps: Deps, c: Context, key: string): Promise<Response | null> {
   try {
-    await chargeRateLimit(deps, `oauth-address:${address}`);
+    await chargeRateLimit(deps, key);
     return null;
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
@@ -46,6 +49,19 @@ async function chargeAddress(deps: Deps, c: Context): Promise<Response | null> {
       429,
       err.details.headers,
     );
+  }
+}
+
+/** Counts the request against its address: the peer, or behind a trusted proxy the address it forwarded. */
+function chargeAddress(deps: Deps, c: Context): Promise<Response | null> {
+  return charge(deps, c, `oauth-address:${clientAddress(c, deps.config.trustProxy)}`);
+}
+
+function decodedOrRaw(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 
@@ -88,17 +104,7 @@ async function chargeTokenClient(deps: Deps, c: Context): Promise<Response | nul
     clientId = null;
   }
   if (!clientId) return null;
-  try {
-    await chargeRateLimit(deps, `oauth-client:${clientId.slice(0, 512)}`);
-    return null;
-  } catch (err) {
-    if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
-    return c.json(
-      { error: 'temporarily_unavailable', error_description: err.message },
-      429,
-      err.details.headers,
-    );
-  }
+  return charge(deps, c, `oauth-client:${clientId.slice(0, 512)}`);
 }
 
 /** RFC 8414 metadata of an issuer (MCP clients read this one; OpenID discovery is the library's). */
@@ -191,8 +197,15 @@ export function mountOAuth(deps: Deps): MiddlewareHandler<AppEnv> {
       return consent.fetch(c.req.raw, { ...(c.env as object), log: c.get('log') });
     }
     if (isLibraryPath(path)) {
-      if (method === 'POST' && LIMITED_PATHS.has(path)) {
+      const clientManagement = path.startsWith(`${OAUTH_ROUTES.registration}/`);
+      if ((method === 'POST' && LIMITED_PATHS.has(path)) || clientManagement) {
         const limited = await chargeAddress(deps, c);
+        if (limited) return limited;
+      }
+      if (clientManagement) {
+        // Reading a registration (RFC 7592) counts against the client it names as well as the address.
+        const clientId = decodedOrRaw(path.slice(OAUTH_ROUTES.registration.length + 1));
+        const limited = await charge(deps, c, `oauth-client:${clientId.slice(0, 512)}`);
         if (limited) return limited;
       }
       if (method === 'POST' && path === OAUTH_ROUTES.token) {
