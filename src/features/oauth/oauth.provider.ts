@@ -8,9 +8,10 @@ import Provider, {
 import type { Deps } from '../../deps.ts';
 import { isScope, SCOPES } from '../api-keys/scopes.ts';
 import { sameString } from '../users/tokens.ts';
-import { checkUrlStatically, resolveTarget } from '../webhooks/outbound/guarded-request.ts';
+import { checkUrlStatically } from '../webhooks/outbound/guarded-request.ts';
 import { outboundPolicy } from '../webhooks/webhooks.service.ts';
 import { clientSecretHash, DbAdapter } from './oauth.adapter.ts';
+import { guardedMetadataFetch, METADATA_DOCUMENT_MAX_BYTES } from './oauth.metadata-fetch.ts';
 import { renderOAuthErrorPage } from './oauth.pages.ts';
 import { loadOAuthSecrets } from './oauth.secrets.ts';
 
@@ -250,18 +251,15 @@ export async function createOAuthServer(deps: Deps, issuer: string): Promise<OAu
       clientIdMetadataDocument: {
         enabled: true,
         ack: 'draft-02',
-        // The document's host must pass the webhooks' outbound policy (no private addresses unless allowed).
-        allowFetch: async (_ctx: KoaContextWithOIDC, clientId: string) => {
-          if (checkUrlStatically(clientId, policy)) return false;
-          try {
-            await resolveTarget(new URL(clientId), policy);
-            return true;
-          } catch {
-            return false;
-          }
-        },
+        // A URL the webhooks' outbound policy refuses outright is not fetched; its addresses are vetted by `fetch`.
+        allowFetch: async (_ctx: KoaContextWithOIDC, clientId: string) =>
+          checkUrlStatically(clientId, policy) === null,
       } as never,
     },
+    // The library's only outbound request is a Client ID Metadata Document (jwks_uri and sector_identifier_uri
+    // are refused at registration): it goes through the outbound guard.
+    fetch: guardedMetadataFetch(deps) as never,
+    fetchResponseBodyLimits: { 'client_id metadata document': METADATA_DOCUMENT_MAX_BYTES },
     renderError: async (ctx, out) => {
       ctx.type = 'html';
       ctx.body = renderOAuthErrorPage(out.error, out.error_description);

@@ -179,7 +179,7 @@ export async function resolveTarget(
 }
 
 /** A lookup that always answers with the vetted address, so the socket dials exactly what was checked. */
-function pinnedLookup(target: ResolvedTarget): LookupFunction {
+export function pinnedLookup(target: ResolvedTarget): LookupFunction {
   return (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) {
       (callback as (err: null, addresses: { address: string; family: number }[]) => void)(null, [
