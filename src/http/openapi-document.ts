@@ -75,7 +75,8 @@ export function documentApi(app: OpenAPIHono<AppEnv>, deps: Deps): void {
     type: 'oauth2',
     description:
       'OAuth 2.1 (authorization code with PKCE S256, dynamic registration) for MCP clients. Access tokens are ' +
-      'accepted by POST /mcp; each operation names its scope here, and an API key needs the same scope.',
+      'accepted by POST /mcp only (the /v1 operations take API keys); each tool needs the scope of the REST ' +
+      "operation it wraps, named in that operation's `x-scope`.",
     flows: {
       authorizationCode: {
         authorizationUrl: `${issuer}${OAUTH_ROUTES.authorization}`,

@@ -8,10 +8,9 @@ import { requireScope } from './middleware.ts';
 /**
  * The one place an operation's scope is declared. Wraps a route config (before `createRoute`) so that the scope
  * check runs first (`requireScope`, before body parsing and validation: docs/api.md, Order of checks), the document
- * names the scope in the operation's own `security` requirements (an API key, `bearerAuth: []`, or the `oauth2`
- * scheme's scope: `oauth2: [scope]`, the same names)
- * and its description ends with `Scope: \`…\`` (for readers, and test/helpers/routes.ts). Route and document
- * cannot disagree.
+ * names the scope in the operation's `x-scope` and its description ends with `Scope: \`…\`` (for readers, and
+ * test/helpers/routes.ts). Its `security` is an API key only (`bearerAuth: []`): /v1 authenticates keys, not
+ * OAuth access tokens, which only POST /mcp accepts. Route and document cannot disagree.
  */
 export function scopedRoute<
   // operationId is required: generated SDKs name their methods after it (listNotes), so it must be stable.
@@ -22,14 +21,16 @@ export function scopedRoute<
   route: R & { middleware?: M },
 ): Omit<R, 'description' | 'middleware'> & {
   description: string;
-  security: ({ bearerAuth: [] } | { oauth2: Scope[] })[];
+  security: { bearerAuth: [] }[];
+  'x-scope': Scope;
   middleware: [MiddlewareHandler<AppEnv>, ...M];
 } {
   const { middleware = [] as unknown as M, ...rest } = route;
   return {
     ...(rest as Omit<R, 'description' | 'middleware'>),
     description: [route.description, `Scope: \`${scope}\`.`].filter(Boolean).join(' '),
-    security: [{ bearerAuth: [] }, { oauth2: [scope] }],
+    security: [{ bearerAuth: [] }],
+    'x-scope': scope,
     middleware: [requireScope(scope), ...middleware],
   };
 }

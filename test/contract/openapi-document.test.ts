@@ -122,11 +122,21 @@ describe('OpenAPI document: scopes', () => {
   });
 
   it.each(v1Operations.map((o) => [o.name, o] as const))(
-    '%s declares exactly the scope API.md gives it in its own security requirement',
+    '%s declares exactly the scope API.md gives it, and an API key as its only security requirement',
     (name, { operation }) => {
-      expect(operation.security, name).toEqual([{ bearerAuth: [] }, { oauth2: [API_MD_SCOPES[name]] }]);
+      // /v1 authenticates API keys only: OAuth access tokens are for POST /mcp.
+      expect(operation.security, name).toEqual([{ bearerAuth: [] }]);
+      expect(operation['x-scope'], name).toBe(API_MD_SCOPES[name]);
     },
   );
+
+  it('lists the oauth2 requirement only on POST /mcp, the one operation that accepts OAuth access tokens', () => {
+    const withOAuth = operations
+      .filter((o) => o.operation.security?.some((requirement) => 'oauth2' in requirement))
+      .map((o) => o.name);
+    expect(withOAuth).toEqual(['POST /mcp']);
+    expect(doc.components?.securitySchemes?.oauth2).toMatchObject({ type: 'oauth2' });
+  });
 
   it('leaves the public endpoints out, or marks them as needing no key', () => {
     for (const path of PUBLIC_PATHS) {

@@ -214,6 +214,11 @@ for (const dialect of DIALECTS) {
         code_verifier: pkce.verifier,
       });
       expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(200);
+      // The REST API takes API keys only (its OpenAPI operations list no oauth2 requirement).
+      const rest = await fetch(`${base()}/v1/notes`, {
+        headers: { authorization: `Bearer ${tokens.body.access_token}` },
+      });
+      expect(rest.status).toBe(401);
       const revoked = await fetch(`${base()}/oauth/revoke`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
