@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Deps } from '../deps.ts';
 import { documentMcp } from '../features/mcp/mcp.openapi.ts';
-import { OAUTH_ROUTES } from '../features/oauth/oauth.provider.ts';
+import { OAUTH_ROUTES } from '../features/oauth/oauth.paths.ts';
 import { SCOPE_DESCRIPTIONS } from '../features/oauth/scope-descriptions.ts';
 import { documentWebhookEvents } from '../features/webhooks/webhooks.openapi.ts';
 import type { AppEnv } from './context.ts';

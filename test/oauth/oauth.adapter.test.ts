@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DbAdapter, hashOAuthId, sweepExpiredOAuthRecords } from '../../src/features/oauth/oauth.adapter.ts';
+import { DbAdapter } from '../../src/features/oauth/oauth.adapter.ts';
+import { hashOAuthId, sweepExpiredOAuthRecords } from '../../src/features/oauth/oauth.records.ts';
 import { oauthDb } from '../../src/features/oauth/oauth.tables.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
 

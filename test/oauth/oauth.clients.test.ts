@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashOAuthId, sweepExpiredOAuthRecords } from '../../src/features/oauth/oauth.adapter.ts';
+import { hashOAuthId, sweepExpiredOAuthRecords } from '../../src/features/oauth/oauth.records.ts';
 import { oauthDb } from '../../src/features/oauth/oauth.tables.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';

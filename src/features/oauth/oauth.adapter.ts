@@ -1,25 +1,10 @@
-import { createHash } from 'node:crypto';
 import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
 import type { Db } from '../../db/schema.ts';
+import { CLIENT_SECRET_PREFIX, clientSecretHash, hashOAuthId, revokeGrant } from './oauth.records.ts';
 import { type OAuthDb, oauthDb } from './oauth.tables.ts';
-
-/** The stored key of a record: its id is a bearer secret for tokens and codes, so only its hash is kept. */
-export function hashOAuthId(id: string): string {
-  return createHash('sha256').update(id).digest('base64url');
-}
-
-const SECRET_PREFIX = 'sha256:';
 
 /** A registration nobody consents to within 30 days lapses (and is swept); the first consent makes it permanent. */
 export const UNUSED_CLIENT_TTL_MS = 30 * 24 * 3600 * 1000;
-
-/**
- * How a client secret is kept: its SHA-256 (the library makes secrets of 64 random bytes, so no slow hash is
- * needed). The provider hashes a presented secret with it before comparing (oauth.provider.ts).
- */
-export function clientSecretHash(secret: string): string {
-  return `${SECRET_PREFIX}${hashOAuthId(secret)}`;
-}
 
 /** Records the library looks up by the id they carry inside (`jti`), which is not stored. */
 const CLIENT_MODEL = 'Client';
@@ -45,7 +30,7 @@ export class DbAdapter implements Adapter {
     const { jti: _jti, ...rest } = payload as AdapterPayload & { jti?: string };
     if (this.model === CLIENT_MODEL && typeof rest.client_secret === 'string') {
       // The library saves a client again with the secret it read back: that one is a hash already.
-      if (!rest.client_secret.startsWith(SECRET_PREFIX))
+      if (!rest.client_secret.startsWith(CLIENT_SECRET_PREFIX))
         rest.client_secret = clientSecretHash(rest.client_secret);
     }
     const row = {
@@ -151,29 +136,4 @@ export class DbAdapter implements Adapter {
     const payload = JSON.parse(row.payload) as AdapterPayload;
     return id === undefined || this.model === CLIENT_MODEL ? payload : { ...payload, jti: id };
   }
-}
-
-/**
- * Ends a grant everywhere in one transaction: its connection (which every access token check joins), every
- * record it issued and the grant itself, so a token a racing request saves afterwards is dead too.
- */
-export async function revokeGrant(db: OAuthDb, grantId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('oauth_connections').where('grant_id', '=', grantId).execute();
-    await trx.deleteFrom('oauth_records').where('grant_id', '=', grantId).execute();
-    await trx
-      .deleteFrom('oauth_records')
-      .where('model', '=', GRANT_MODEL)
-      .where('id_hash', '=', hashOAuthId(grantId))
-      .execute();
-  });
-}
-
-/** Deletes expired records (tokens, codes, interactions); their rows are already invisible. */
-export async function sweepExpiredOAuthRecords(db: Db): Promise<number> {
-  const result = await oauthDb(db)
-    .deleteFrom('oauth_records')
-    .where('expires_at', '<=', new Date().toISOString())
-    .executeTakeFirst();
-  return Number(result.numDeletedRows ?? 0);
 }

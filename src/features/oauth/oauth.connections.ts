@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts';
-import { hashOAuthId } from './oauth.adapter.ts';
+import { hashOAuthId } from './oauth.records.ts';
 import { type OAuthConnectionsTable, oauthDb } from './oauth.tables.ts';
 
 /** Minutes' record of a grant made on the consent page. */

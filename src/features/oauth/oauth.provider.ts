@@ -10,9 +10,11 @@ import { isScope, SCOPES } from '../api-keys/scopes.ts';
 import { sameString } from '../users/tokens.ts';
 import { checkUrlStatically } from '../webhooks/outbound/guarded-request.ts';
 import { outboundPolicy } from '../webhooks/webhooks.service.ts';
-import { clientSecretHash, DbAdapter } from './oauth.adapter.ts';
+import { DbAdapter } from './oauth.adapter.ts';
 import { guardedMetadataFetch, METADATA_DOCUMENT_MAX_BYTES } from './oauth.metadata-fetch.ts';
 import { renderOAuthErrorPage } from './oauth.pages.ts';
+import { CONSENT_PATH, OAUTH_ROUTES, resourceOf } from './oauth.paths.ts';
+import { clientSecretHash } from './oauth.records.ts';
 import { loadOAuthSecrets } from './oauth.secrets.ts';
 
 /** Access tokens live an hour; refresh tokens rotate on every use and lapse after 30 idle days. */
@@ -22,19 +24,6 @@ const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
 const CODE_TTL_S = 60;
 /** Time to sign in and decide on the consent page. */
 const INTERACTION_TTL_S = 15 * 60;
-
-/** Where the library's endpoints live under the issuer. */
-export const OAUTH_ROUTES = {
-  authorization: '/oauth/authorize',
-  token: '/oauth/token',
-  registration: '/oauth/register',
-  revocation: '/oauth/revoke',
-  jwks: '/oauth/jwks',
-  end_session: '/oauth/session/end',
-} as const;
-
-/** The consent page of an interaction. */
-export const CONSENT_PATH = '/oauth/consent';
 
 /** Metadata that would make the library fetch a URL of the client's choosing (or needs features that are off). */
 const REFUSED_CLIENT_METADATA = ['sector_identifier_uri', 'jwks_uri', 'jwks'] as const;
@@ -120,11 +109,6 @@ export interface OAuthServer {
 export function unknownScopes(scope: unknown): string[] {
   const names = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [];
   return names.filter((name) => !isScope(name) && name !== 'openid' && name !== 'offline_access');
-}
-
-/** The protected resource of an issuer: the MCP endpoint. */
-export function resourceOf(issuer: string): string {
-  return `${issuer}/mcp`;
 }
 
 /**

@@ -16,7 +16,8 @@ import { PAGE_HEADERS } from '../dashboard/respond.ts';
 import { requireSession } from '../dashboard/session.ts';
 import { sameString } from '../users/tokens.ts';
 import { insertConnection } from './oauth.connections.ts';
-import { CONSENT_PATH, OAUTH_ROUTES, type OAuthServer } from './oauth.provider.ts';
+import { CONSENT_PATH, OAUTH_ROUTES } from './oauth.paths.ts';
+import type { OAuthServer } from './oauth.provider.ts';
 import { issuerOf, oauthServer } from './oauth.servers.ts';
 
 /** Paths the library answers itself (its endpoints). */

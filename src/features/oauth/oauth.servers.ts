@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { Deps } from '../../deps.ts';
 import { isHttps } from '../dashboard/session.ts';
-import { createOAuthServer, type OAuthServer } from './oauth.provider.ts';
+import type { OAuthServer } from './oauth.provider.ts';
 
 /** Without PUBLIC_URL each origin the server is reached at is its own issuer; a few at most (Host is checked). */
 const MAX_ISSUERS = 8;
@@ -28,7 +28,8 @@ export function oauthServer(deps: Deps, issuer: string): Promise<OAuthServer> {
   let server = byIssuer.get(issuer);
   if (!server) {
     if (byIssuer.size >= MAX_ISSUERS) byIssuer.delete(byIssuer.keys().next().value!);
-    server = createOAuthServer(deps, issuer);
+    // The library is loaded here, on first use: importing the app does not load it.
+    server = import('./oauth.provider.ts').then(({ createOAuthServer }) => createOAuthServer(deps, issuer));
     server.catch(() => byIssuer.delete(issuer));
     byIssuer.set(issuer, server);
   }

@@ -3,9 +3,9 @@ import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
 import { verifyApiKey } from '../api-keys/api-keys.service.ts';
 import { type Actor, isScope, type Scope } from '../api-keys/scopes.ts';
-import { hashOAuthId } from './oauth.adapter.ts';
 import { touchConnection } from './oauth.connections.ts';
-import { resourceOf } from './oauth.provider.ts';
+import { resourceOf } from './oauth.paths.ts';
+import { hashOAuthId } from './oauth.records.ts';
 import { issuerOf } from './oauth.servers.ts';
 import { oauthDb } from './oauth.tables.ts';
 

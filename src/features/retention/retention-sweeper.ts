@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.ts';
-import { sweepExpiredOAuthRecords } from '../oauth/oauth.adapter.ts';
+import { sweepExpiredOAuthRecords } from '../oauth/oauth.records.ts';
 import { purgeExpired } from './purge-expired.ts';
 
 /** How often a worker process purges expired copies; the first pass runs shortly after start. */
