@@ -250,5 +250,12 @@ for (const dialect of DIALECTS) {
       expect(page).toMatchObject({ status: 400, location: null, error: 'invalid_client' });
       expect(docs().hits.get('valid-private')).toBeUndefined();
     });
+
+    it('a host name that resolves to a loopback address is refused when it is resolved, before any connection', async () => {
+      const clientId = `${docs().origin.replace('127.0.0.1', 'localhost')}/valid-private-name`;
+      const page = await errorPage(base(), authorizeUrl(clientId, base()));
+      expect(page).toMatchObject({ status: 400, location: null, error: 'invalid_client' });
+      expect(docs().hits.get('valid-private-name')).toBeUndefined();
+    });
   });
 }
