@@ -1,6 +1,5 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import yauzl from 'yauzl';
 import type { Db } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
@@ -13,7 +12,7 @@ import type { UploadedFile } from '../recordings/multipart-upload.ts';
 import { importExport } from './import-export.service.ts';
 import { EXPORT_READ_LIMITS } from './import-limits.ts';
 import { type FileTally, type ImportRow, importRunsRepo } from './import-runs.repo.ts';
-import { type ExportFile, isExportFile, readZipExport } from './read-export.ts';
+import { countZipExportFiles, type ExportFile, readZipExport } from './read-export.ts';
 
 export const IMPORT_JOB = 'import.run';
 
@@ -169,26 +168,8 @@ async function* exportFiles(row: ImportRow): AsyncGenerator<ExportFile> {
 }
 
 /** How many files of the export will be read: the first estimate of `total`, refined file by file. */
-async function countFiles(row: ImportRow): Promise<number> {
-  if (row.file_kind === 'json') return 1;
-  const zip = await new Promise<yauzl.ZipFile | undefined>((resolve) =>
-    // Names as bytes: an unsafe one is counted here and refused when read, not fatal to the count.
-    yauzl.open(row.file_path, { lazyEntries: false, autoClose: true, decodeStrings: false }, (err, z) => {
-      if (err) return resolve(undefined);
-      z.on('error', () => {});
-      resolve(z);
-    }),
-  );
-  if (!zip) return 1;
-  return new Promise((resolve) => {
-    let count = 0;
-    zip.on('entry', (entry: yauzl.Entry) => {
-      const name = (entry.fileName as unknown as Buffer).toString('latin1');
-      if (!name.endsWith('/') && isExportFile(name)) count += 1;
-    });
-    zip.on('end', () => resolve(Math.max(count, 1)));
-    zip.on('error', () => resolve(Math.max(count, 1)));
-  });
+function countFiles(row: ImportRow): Promise<number> {
+  return row.file_kind === 'json' ? Promise.resolve(1) : countZipExportFiles(row.file_path);
 }
 
 /**
