@@ -4,6 +4,7 @@ import type { Deps } from './deps.ts';
 import { actionItemsRoutes } from './features/action-items/action-items.routes.ts';
 import { askRoutes } from './features/ask/ask.routes.ts';
 import { mountDashboard } from './features/dashboard/dashboard.routes.ts';
+import { importsRoutes } from './features/imports/imports.routes.ts';
 import { mcpRoutes } from './features/mcp/mcp.routes.ts';
 import { notesRoutes } from './features/notes/notes.routes.ts';
 import { mountOAuth } from './features/oauth/oauth.routes.ts';
@@ -73,6 +74,7 @@ export function buildApp(deps: Deps) {
   v1.route('/search', searchRoutes(deps));
   v1.route('/webhooks', webhooksRoutes(deps));
   v1.route('/ask', askRoutes(deps));
+  v1.route('/imports', importsRoutes(deps));
   app.route('/v1', v1);
   // MCP authenticates itself with the same keys (its Origin check comes first), so it is outside /v1.
   app.route('/mcp', mcpRoutes(deps));

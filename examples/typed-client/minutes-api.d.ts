@@ -388,6 +388,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an export
+         * @description `multipart/form-data` with the export in `file` (up to MAX_UPLOAD_BYTES) and optional `me`. Answers 202 at once; the import runs as a job: follow it with `GET /v1/imports/{id}`. Each item becomes a note as with `minutes import` (its time, speakers, title, action items, highlights); an item imported before is skipped, one that cannot be read is listed in `errors` and the others are imported. Each imported note emits `note.created`, then `note.processed` as any note does. A note of a Minutes export from the other data space is not imported (listed in `errors`). Scope: `notes:write`.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an import
+         * @description Its status and counts, and the items that failed, each named. Scope: `notes:read`.
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "recording.ready": {
@@ -1618,6 +1658,74 @@ export interface components {
             /** @description Where the quoted turn starts in the recording. */
             start_ms?: number;
             end_ms?: number;
+        };
+        /**
+         * @example {
+         *       "id": "imp_3kTMd9Qw0aZr8XbY2cVn5LpE",
+         *       "status": "completed",
+         *       "source": "limitless",
+         *       "total": 120,
+         *       "imported": 117,
+         *       "skipped": 2,
+         *       "failed": 1,
+         *       "errors": [
+         *         {
+         *           "item": "lifelogs/2025-10-09_14h30m00s_Coffee-order.md",
+         *           "message": "not valid UTF-8"
+         *         }
+         *       ],
+         *       "created_at": "2026-03-01T09:00:00.000Z",
+         *       "finished_at": "2026-03-01T09:02:10.000Z"
+         *     }
+         */
+        Import: {
+            /** @example imp_3kTMd9Qw0aZr8XbY2cVn5LpE */
+            id: string;
+            /**
+             * @description `failed` when the export as a whole could not be read (not a readable archive, a newer format) or the import stopped; items that failed alone leave it `completed`.
+             * @enum {string}
+             */
+            status: "running" | "completed" | "failed";
+            /**
+             * @description limitless, omi or minutes; null until the first item is read.
+             * @example limitless
+             */
+            source: string | null;
+            /**
+             * @description Items of the export: estimated from the archive while running, exact once finished.
+             * @example 120
+             */
+            total: number;
+            /** @example 117 */
+            imported: number;
+            /**
+             * @description Items imported before (same source and id).
+             * @example 2
+             */
+            skipped: number;
+            /** @example 1 */
+            failed: number;
+            /** @description The items that failed, each named (the first 1000). */
+            errors: {
+                item: string;
+                message: string;
+            }[];
+            /** @example 2026-03-01T09:00:00.000Z */
+            created_at: string;
+            /** @example 2026-03-01T09:02:10.000Z */
+            finished_at?: string;
+        };
+        ImportUpload: {
+            /**
+             * Format: binary
+             * @description The export: a Limitless export ZIP (`lifelogs/*.md`), an Omi export (JSON: "Export All Data" or an array of conversations), or a Minutes account export (ZIP of `minutes export --all`).
+             */
+            file: string;
+            /**
+             * @description The wearer's name, given to the speaker the source marks as the recorder's owner.
+             * @example Sam
+             */
+            me?: string;
         };
     };
     responses: never;
@@ -4131,6 +4239,187 @@ export interface operations {
             };
             /** @description Content-Type is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is momentarily too busy (`unavailable`); nothing was changed. Retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImportUpload"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the import is running. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description No `file`, a file that is neither ZIP nor JSON, malformed multipart, an unknown field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file is larger than MAX_UPLOAD_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not multipart/form-data. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is momentarily too busy (`unavailable`); nothing was changed. Retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description Invalid input: wrong type, format, range, unknown body field or malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object in this account and mode. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,7 +14,12 @@ import { type ImportItemOutcome, importExport } from '../features/imports/import
 import { EXPORT_READ_LIMITS } from '../features/imports/import-limits.ts';
 import type { ImportSource } from '../features/imports/imported-note.ts';
 import { fetchLimitlessLifelogs, LIMITLESS_API_URL } from '../features/imports/limitless-api.ts';
-import { type ExportFile, readExportFile, readZipExport } from '../features/imports/read-export.ts';
+import {
+  countZipExportFiles,
+  type ExportFile,
+  readExportFile,
+  readZipExport,
+} from '../features/imports/read-export.ts';
 import { CreateNoteBody, type CreateNoteInput } from '../features/notes/notes.schema.ts';
 import { toSegments } from '../features/processing/providers/openai-transcriber.ts';
 import {
@@ -216,26 +221,21 @@ async function importExportsCommand(
   },
   source: AsyncIterable<ExportFile> = readExports(files),
 ): Promise<ImportItemOutcome[]> {
-  // The number of items is known only once every file is read: a running count, not a bar.
-  const tty = process.stderr.isTTY === true;
+  // A bar over the export's files (a ZIP's are counted from its directory); the items they hold are counted as
+  // they come. Lifelogs read from the Limitless API have no known total: a running count.
+  const bar = files.length ? exportBar(await countExportFiles(files)) : runningCount();
   let done = 0;
-  const bar = {
-    update(n: number, outcome: ImportItemOutcome) {
-      if (tty)
-        process.stderr.write(
-          `\rimporting: ${n} items (${outcome.outcome}: ${path.basename(outcome.item)})\u001b[K`,
-        );
-      else process.stderr.write(`${n} ${outcome.outcome}: ${outcome.item}\n`);
-    },
-    stop() {
-      if (tty && done) process.stderr.write('\n');
-    },
-  };
+  async function* counted() {
+    for await (const file of source) {
+      yield file;
+      bar.fileDone();
+    }
+  }
   const outcomes = await withDatabase(
     async (ctx) => {
       const account = await resolveAccount(ctx, opts.account);
       const actor: Actor = { accountId: account.id, mode: opts.mode, scopes: new Set(SCOPES), keyId: 'cli' };
-      const result = await importExport(ctx, actor, source, {
+      const result = await importExport(ctx, actor, counted(), {
         source: opts.from === 'transcript' ? undefined : opts.from,
         me: opts.me,
         onItem: (outcome) => {
@@ -243,6 +243,8 @@ async function importExportsCommand(
           bar.update(done, outcome);
         },
       });
+      // The processing bar follows the import's, never both at once.
+      bar.stop();
       if (opts.process)
         await processImported(
           ctx,
@@ -263,6 +265,77 @@ async function importExportsCommand(
     if (r.outcome === 'failed') process.stderr.write(`failed: ${r.item}: ${r.error}\n`);
   if (outcomes.some((r) => r.outcome === 'failed')) process.exitCode = 1;
   return outcomes;
+}
+
+/** How many files the exports hold: a ZIP's Markdown and JSON entries, one for any other file. */
+async function countExportFiles(files: readonly string[]): Promise<number> {
+  let total = 0;
+  for (const file of files)
+    total += file.toLowerCase().endsWith('.zip') ? await countZipExportFiles(file) : 1;
+  return total;
+}
+
+interface ExportProgress {
+  update(items: number, outcome: ImportItemOutcome): void;
+  fileDone(): void;
+  stop(): void;
+}
+
+/** A progress bar over the export's files on stderr when it is a terminal, else one line per item. */
+function exportBar(totalFiles: number): ExportProgress {
+  const tty = process.stderr.isTTY === true;
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      format: 'importing [{bar}] {value}/{total} files, {items} items {status}',
+      hideCursor: true,
+      clearOnComplete: false,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let files = 0;
+  let items = 0;
+  let status = '';
+  let running = tty;
+  if (tty) bar.start(totalFiles, 0, { items: 0, status: '' });
+  return {
+    update(n, outcome) {
+      items = n;
+      status = `(${outcome.outcome}: ${path.basename(outcome.item)})`;
+      if (running) bar.update(files, { items, status });
+      else if (!tty) process.stderr.write(`${n} ${outcome.outcome}: ${outcome.item}\n`);
+    },
+    fileDone() {
+      files += 1;
+      if (running) bar.update(Math.min(files, totalFiles), { items, status });
+    },
+    stop() {
+      if (running) bar.stop();
+      running = false;
+    },
+  };
+}
+
+/** The items imported so far, for a source whose size is not known in advance. */
+function runningCount(): ExportProgress {
+  const tty = process.stderr.isTTY === true;
+  let shown = false;
+  let stopped = false;
+  return {
+    update(n, outcome) {
+      shown = true;
+      if (tty)
+        process.stderr.write(
+          `\rimporting: ${n} items (${outcome.outcome}: ${path.basename(outcome.item)})\u001b[K`,
+        );
+      else process.stderr.write(`${n} ${outcome.outcome}: ${outcome.item}\n`);
+    },
+    fileDone() {},
+    stop() {
+      if (tty && shown && !stopped) process.stderr.write('\n');
+      stopped = true;
+    },
+  };
 }
 
 async function* readExports(files: readonly string[]) {

@@ -14,6 +14,7 @@ import { signInAttempts } from './migrations/0012-sign-in-attempts.ts';
 import { languages } from './migrations/0013-languages.ts';
 import { noteSources } from './migrations/0014-note-sources.ts';
 import { oauth } from './migrations/0015-oauth.ts';
+import { imports } from './migrations/0016-imports.ts';
 import type { Db, Dialect } from './schema.ts';
 
 /** Column types that differ by dialect: ids and timestamps compare bytewise on PostgreSQL too. */
@@ -46,6 +47,7 @@ export const MIGRATIONS: Migration[] = [
   languages,
   noteSources,
   oauth,
+  imports,
 ];
 
 const LOCK_ID = 7_355_608;

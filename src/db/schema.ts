@@ -181,6 +181,39 @@ export interface JobsTable {
   updated_at: Iso;
 }
 
+/** An import of an uploaded export, run as a chain of jobs (features/imports). */
+export interface ImportsTable {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  status: 'running' | 'completed' | 'failed';
+  source: string | null;
+  /** The uploaded file's name, as the client gave it. */
+  filename: string;
+  file_kind: 'zip' | 'json';
+  /** Where the upload is kept under DATA_DIR until the import ends. */
+  file_path: string;
+  me: string | null;
+  total: number;
+  imported: number;
+  skipped: number;
+  failed: number;
+  /** Files of the export read and counted: where a resumed import carries on. */
+  files_done: number;
+  /** The step of the job chain; only the job of the current step may write. */
+  step: number;
+  created_at: Iso;
+  updated_at: Iso;
+  finished_at: Iso | null;
+}
+
+export interface ImportErrorsTable {
+  import_id: string;
+  position: number;
+  item: string;
+  message: string;
+}
+
 export interface IdempotencyKeysTable {
   account_id: string;
   mode: Mode;
@@ -269,6 +302,8 @@ export interface Database {
   sessions: SessionsTable;
   sign_in_attempts: SignInAttemptsTable;
   sign_in_known_addresses: SignInKnownAddressesTable;
+  imports: ImportsTable;
+  import_errors: ImportErrorsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

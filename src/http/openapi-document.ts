@@ -21,6 +21,12 @@ export const API_TAGS = [
     name: 'Recordings',
     description: 'Audio uploads (multipart): stored, transcribed and turned into a note.',
   },
+  {
+    name: 'Imports',
+    description:
+      'Exports of other services and of Minutes (Limitless ZIP, Omi JSON, a Minutes account export) imported ' +
+      'as notes, in the background, with progress and the items that failed.',
+  },
   { name: 'Action items', description: 'Tasks extracted from notes, across all notes; mark them done here.' },
   {
     name: 'Search',

@@ -31,15 +31,20 @@ async function updateHeld(db: Db, lease: JobLease, patch: Updateable<JobsTable>)
 
 export const jobsRepo = {
   /**
-   * Claims the next due job in one statement: queued and due, or running with an expired lease (its worker
-   * died). PostgreSQL skips rows other workers are claiming (FOR UPDATE SKIP LOCKED); SQLite has one writer
-   * at a time, so the UPDATE … WHERE id = (SELECT …) cannot race.
+   * Claims the next due job in one statement, taking accounts in turn: a job whose worker died (running, its
+   * lease expired) first; else the earliest due job of the next account after `after` (the account of the
+   * previous claim), wrapping around to the first. So one account's thousands of queued jobs (an import) wait
+   * behind a single job of every other account, never the other way round. PostgreSQL skips rows other workers
+   * are claiming (FOR UPDATE SKIP LOCKED); SQLite has one writer at a time, so the UPDATE … WHERE id = (SELECT …)
+   * cannot race.
    */
   claimNext(
     db: Db,
     dialect: Dialect,
-    claim: { workerId: string; now: string; lockedUntil: string },
+    claim: { workerId: string; now: string; lockedUntil: string; after?: string | undefined },
   ): Promise<JobRow | undefined> {
+    const locked = <Q extends { forUpdate(): { skipLocked(): Q } }>(q: Q): Q =>
+      dialect === 'postgres' ? q.forUpdate().skipLocked() : q;
     return db
       .updateTable('jobs')
       .set((eb) => ({
@@ -50,19 +55,29 @@ export const jobsRepo = {
         updated_at: claim.now,
       }))
       .where('id', '=', (eb) => {
-        const next = eb
-          .selectFrom('jobs')
-          .select('id')
-          .where((w) =>
-            w.or([
-              w.and([w('status', '=', 'queued'), w('run_at', '<=', claim.now)]),
-              w.and([w('status', '=', 'running'), w('locked_until', '<', claim.now)]),
-            ]),
-          )
-          .orderBy('run_at')
-          .orderBy('id')
-          .limit(1);
-        return dialect === 'postgres' ? next.forUpdate().skipLocked() : next;
+        const abandoned = locked(
+          eb
+            .selectFrom('jobs')
+            .select('id')
+            .where('status', '=', 'running')
+            .where('locked_until', '<', claim.now)
+            .orderBy('locked_until')
+            .orderBy('id')
+            .limit(1),
+        );
+        const due = () =>
+          eb
+            .selectFrom('jobs')
+            .select('id')
+            .where('status', '=', 'queued')
+            .where('run_at', '<=', claim.now)
+            .orderBy('account_id')
+            .orderBy('run_at')
+            .orderBy('id')
+            .limit(1);
+        const next = locked(claim.after === undefined ? due() : due().where('account_id', '>', claim.after));
+        const first = locked(due());
+        return eb.fn.coalesce(abandoned, next, first);
       })
       .returningAll()
       .executeTakeFirst();

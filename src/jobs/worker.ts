@@ -24,6 +24,8 @@ export interface RunDueJobsOptions {
   catalog?: JobCatalog;
   /** Stops claiming further jobs once aborted (the job in hand is finished). */
   signal?: AbortSignal;
+  /** The account served last, kept across passes so accounts are taken in turn (jobsRepo.claimNext). */
+  turn?: { after?: string };
 }
 
 /** Job retries: base × 2^(n−1), ±20% so jobs that failed together do not retry together, at most six hours. */
@@ -51,6 +53,7 @@ export function computeRetryDelayMs(
 export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): Promise<number> {
   const workerId = options.workerId ?? createWorkerId();
   const catalog = options.catalog ?? JOB_CATALOG;
+  const turn = options.turn ?? {};
   let ran = 0;
   while (!options.signal?.aborted) {
     const now = Date.now();
@@ -58,8 +61,10 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
       workerId,
       now: toIso(now),
       lockedUntil: toIso(now + deps.config.worker.leaseSeconds * 1000),
+      after: turn.after,
     });
     if (!job) break;
+    turn.after = job.account_id;
     await runClaimedJob(deps, catalog, job, workerId);
     ran++;
   }
@@ -73,13 +78,14 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
  */
 export function startWorker(deps: Deps, options: Omit<RunDueJobsOptions, 'signal'> = {}): JobWorker {
   const workerId = options.workerId ?? createWorkerId();
+  const turn = options.turn ?? {};
   const loop = startPollLoop({
     name: 'job worker',
     intervalMs: deps.config.worker.pollMs,
     ticks: 'after-pass',
     jitter: POLL_JITTER,
     holdProcess: true,
-    pass: (signal) => runDueJobs(deps, { ...options, workerId, signal }),
+    pass: (signal) => runDueJobs(deps, { ...options, workerId, signal, turn }),
     onError: (error) => deps.logger.error({ err: error, worker_id: workerId }, 'polling for jobs failed'),
   });
   deps.logger.info({ worker_id: workerId, poll_ms: deps.config.worker.pollMs }, 'job worker started');

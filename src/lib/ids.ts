@@ -17,6 +17,7 @@ export const ID_PREFIX = {
   job: 'job_',
   segment: 'seg_',
   user: 'user_',
+  import: 'imp_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -288,4 +288,6 @@ export const API_MD_SCOPES: Record<string, Scope> = {
   'POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver': 'webhooks:manage',
   'POST /v1/webhooks/{id}/test': 'webhooks:manage',
   'POST /v1/webhooks/{id}/rotate-secret': 'webhooks:manage',
+  'POST /v1/imports': 'notes:write',
+  'GET /v1/imports/{id}': 'notes:read',
 };

@@ -69,6 +69,32 @@
     setTimeout(check, 1000);
   }
 
+  // An import's page: its counts and bar follow the import; a finished import's page is shown in full.
+  const importPoll = document.querySelector('[data-import-poll]');
+  if (importPoll && importPoll.getAttribute('data-status') === 'running') {
+    const url = importPoll.getAttribute('data-import-poll');
+    const bar = document.getElementById('import-progress');
+    const check = () => {
+      fetch(url, { headers: { accept: 'application/json' }, credentials: 'same-origin' })
+        .then((res) => res.json())
+        .then((body) => {
+          if (body.status !== 'running') return window.location.reload();
+          for (const key of ['imported', 'skipped', 'failed', 'total']) {
+            const cell = importPoll.querySelector(`[data-count="${key}"]`);
+            if (cell) cell.textContent = String(body[key]);
+          }
+          const done = body.imported + body.skipped + body.failed;
+          if (bar) {
+            bar.max = Math.max(body.total, done, 1);
+            bar.value = done;
+          }
+          setTimeout(check, 1500);
+        })
+        .catch(() => setTimeout(check, 5000));
+    };
+    setTimeout(check, 1000);
+  }
+
   const form = document.getElementById('upload-form');
   if (form instanceof HTMLFormElement) {
     const drop = form.querySelector('.drop');

@@ -25,6 +25,63 @@ ${options.error ? html`<p class="flash error" role="alert">${options.error}</p>`
   <progress max="100" value="0" hidden aria-label="Upload progress"></progress>
   <p id="upload-status" role="status" class="hint"></p>
   <button type="submit" class="primary">Upload</button>
+</form>
+<h2 id="import-heading">Import an export</h2>
+<form method="post" action="/upload" enctype="multipart/form-data" id="import-form" class="stack" aria-labelledby="import-heading">
+  ${csrfField(shell.csrf)}
+  <input type="hidden" name="what" value="export">
+  <label for="export-file">Export file</label>
+  <input id="export-file" name="file" type="file" accept=".zip,.json,application/zip,application/json" aria-describedby="export-hint" required>
+  <p class="hint" id="export-hint">A Limitless export (ZIP), an Omi export (JSON) or a Minutes account export (ZIP); up to ${options.maxUploadMb} MB. Items imported before are skipped.</p>
+  <label for="me">Your name (optional)</label>
+  <input id="me" name="me" maxlength="200" aria-describedby="me-hint">
+  <p class="hint" id="me-hint">Given to the speaker the export marks as the recorder's wearer.</p>
+  <button type="submit">Import</button>
 </form>`,
+  );
+}
+
+/** An import as GET /v1/imports/:id answers it. */
+export interface ImportProgress {
+  id: string;
+  status: 'running' | 'completed' | 'failed';
+  source: string | null;
+  total: number;
+  imported: number;
+  skipped: number;
+  failed: number;
+  errors: { item: string; message: string }[];
+}
+
+/** An import's progress; while it runs, the page updates its counts by itself (data-import-poll). */
+export function importPage(shell: Shell, view: ImportProgress): Html {
+  const done = view.imported + view.skipped + view.failed;
+  const label =
+    view.status === 'running'
+      ? 'Importing…'
+      : view.status === 'completed'
+        ? 'Import finished'
+        : 'Import failed';
+  return page(
+    shell,
+    { title: 'Import', section: 'upload' },
+    html`<h1>Import</h1>
+<section data-import-poll="/upload/imports/${view.id}/status" data-status="${view.status}" class="stack">
+  <p id="import-status" role="status">${label}${view.source ? html` (${view.source})` : ''}</p>
+  <progress id="import-progress" max="${String(Math.max(view.total, done, 1))}" value="${String(done)}" aria-label="Import progress"></progress>
+  <dl class="counts">
+    <dt>Imported</dt><dd data-count="imported">${String(view.imported)}</dd>
+    <dt>Skipped (imported before)</dt><dd data-count="skipped">${String(view.skipped)}</dd>
+    <dt>Failed</dt><dd data-count="failed">${String(view.failed)}</dd>
+    <dt>Items</dt><dd data-count="total">${String(view.total)}</dd>
+  </dl>
+  ${
+    view.errors.length
+      ? html`<h2>Items that failed</h2>
+  <ul class="import-errors">${view.errors.map((e) => html`<li><code>${e.item}</code>: ${e.message}</li>`)}</ul>`
+      : ''
+  }
+  ${view.status === 'running' ? '' : html`<p><a href="/">Go to your notes</a></p>`}
+</section>`,
   );
 }

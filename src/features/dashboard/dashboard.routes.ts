@@ -24,7 +24,7 @@ import { webhooksRoutes } from './webhooks.routes.ts';
  * (an unknown method on `/` is still the API's 404, not a 405).
  */
 const DASHBOARD_PATH =
-  /^\/(?:|sign-in|sign-out|setup|mode|upload|action-items(?:\/[^/]+)?|notes\/[^/]+(?:\/(?:status|audio|delete|speakers))?|settings\/(?:keys|webhooks|mcp)(?:\/.*)?|assets\/[^/]+)$/;
+  /^\/(?:|sign-in|sign-out|setup|mode|upload(?:\/imports\/[^/]+(?:\/status)?)?|action-items(?:\/[^/]+)?|notes\/[^/]+(?:\/(?:status|audio|delete|speakers))?|settings\/(?:keys|webhooks|mcp)(?:\/.*)?|assets\/[^/]+)$/;
 
 /** Largest body of a form post other than Upload. */
 const FORM_MAX_BYTES = 256 * 1024;

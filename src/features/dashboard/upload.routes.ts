@@ -1,10 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Hono } from 'hono';
-import { uploadPage } from '../../../web/pages/upload.pages.ts';
+import { importPage, uploadPage } from '../../../web/pages/upload.pages.ts';
 import type { Deps } from '../../deps.ts';
 import { zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
+import { getImport, startImport } from '../imports/import-run.service.ts';
 import { CreateNoteBody } from '../notes/notes.schema.ts';
 import { isMultipart, receiveMultipart, type UploadedFile } from '../recordings/multipart-upload.ts';
 import {
@@ -50,6 +51,19 @@ export function uploadRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): vo
 
   app.get('/upload', (c) => render(c, uploadPage(shellOf(c, assets.version), { maxUploadMb })));
 
+  app.get('/upload/imports/:id', async (c) =>
+    render(
+      c,
+      importPage(shellOf(c, assets.version), await getImport(deps, c.get('actor'), c.req.param('id'))),
+    ),
+  );
+
+  app.get('/upload/imports/:id/status', async (c) => {
+    const view = await getImport(deps, c.get('actor'), c.req.param('id')).catch(() => undefined);
+    if (!view) return c.json({ status: 'gone' }, 404);
+    return c.json(view);
+  });
+
   app.post('/upload', async (c) => {
     const failed = (err: AppError) =>
       render(c, uploadPage(shellOf(c, assets.version), { maxUploadMb, error: err.message }), statusOf(err));
@@ -74,6 +88,13 @@ export function uploadRoutes(app: Hono<DashEnv>, deps: Deps, assets: Assets): vo
         );
       }
       const value = (name: string) => upload.fields.find(([k]) => k === name)?.[1]?.trim() ?? '';
+      if (value('what') === 'export') {
+        if (!upload.file || upload.file.size === 0)
+          throw new AppError('parameter_missing', 'Choose the export file to import.', { param: 'file' });
+        const me = value('me').slice(0, 200);
+        const started = await startImport(deps, c.get('actor'), upload.file, me ? { me } : {});
+        return c.redirect(`/upload/imports/${started.id}`, 303);
+      }
       const title = value('title');
       const tags = value('tags')
         .split(',')

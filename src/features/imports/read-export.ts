@@ -138,6 +138,32 @@ export async function* readExportFile(file: string, limits: ExportReadLimits): A
   yield { name: file, bytes: await fsp.readFile(file), ...(mode ? { mode } : {}) };
 }
 
+/**
+ * How many files of a ZIP export will be read (Markdown and JSON entries), from its central directory alone: the
+ * total of a progress bar. An archive that cannot be opened counts as one (its error).
+ */
+export async function countZipExportFiles(file: string): Promise<number> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await openZip(file);
+  } catch {
+    return 1;
+  }
+  let count = 0;
+  try {
+    for await (const entry of zipEntries(zip)) {
+      const name = entryName(entry);
+      if (!name.endsWith('/') && isExportFile(name)) count += 1;
+    }
+  } catch {
+    // A damaged directory: what was listed so far, and the error it will be reported as.
+    count += 1;
+  } finally {
+    zip.close();
+  }
+  return Math.max(count, 1);
+}
+
 function openZip(file: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
     yauzl.open(
