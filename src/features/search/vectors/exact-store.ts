@@ -90,19 +90,47 @@ export function createExactStore(cache: ExactVectorCache): VectorStore {
         // Most recently used last.
         cache.spaces.delete(key);
         cache.spaces.set(key, cached);
-        const hits: VectorHit[] = [];
-        for (let i = 0; i < cached.ids.length; i++) {
-          let sum = 0;
-          const base = i * dims;
-          for (let d = 0; d < dims; d++) sum += vector[d]! * cached.vectors[base + d]!;
-          hits.push({ noteId: cached.ids[i]!, similarity: sum });
-        }
-        hits.sort(byHit);
-        return hits.slice(0, k);
+        return nearest(cached, vector, k);
       }
       return pagedSearch(db, space, vector, k, embedderId);
     },
   };
+}
+
+/**
+ * The `k` best of a cached space, kept in a small sorted list while scanning: a space of 100,000 notes makes no
+ * 100,000 hit objects to sort, only the few that enter the list.
+ */
+function nearest(cached: CachedSpace, vector: Float32Array, k: number): VectorHit[] {
+  const { ids, vectors, dims } = cached;
+  const best: VectorHit[] = [];
+  const tail = dims - (dims % 4);
+  for (let i = 0; i < ids.length; i++) {
+    const base = i * dims;
+    // Four running sums: about twice as fast in V8 as one, which matters at 100,000 notes.
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let d = 0; d < tail; d += 4) {
+      s0 += vector[d]! * vectors[base + d]!;
+      s1 += vector[d + 1]! * vectors[base + d + 1]!;
+      s2 += vector[d + 2]! * vectors[base + d + 2]!;
+      s3 += vector[d + 3]! * vectors[base + d + 3]!;
+    }
+    let sum = s0 + s1 + s2 + s3;
+    for (let d = tail; d < dims; d++) sum += vector[d]! * vectors[base + d]!;
+    if (best.length >= k) {
+      const last = best[k - 1]!;
+      if (sum < last.similarity || (sum === last.similarity && ids[i]! > last.noteId)) continue;
+    }
+    const hit = { noteId: ids[i]!, similarity: sum };
+    let at = best.length;
+    while (at > 0 && byHit(hit, best[at - 1]!) < 0) at--;
+    best.splice(at, 0, hit);
+    if (best.length > k) best.pop();
+  }
+  return best;
 }
 
 /** A space too large for the cache: one page at a time, the best `k` kept. */
