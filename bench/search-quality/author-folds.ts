@@ -4,7 +4,7 @@
  * gatherEvidence (what searchNotes ranks); the ranking is then replayed with rankNotes, as the API runs it.
  *
  * Leave one author out: for each author, the relevance model is fitted on the others
- * (relevance-fit.ts) and reported on the fourth; the table labels every figure with what it was tuned on.
+ * (relevance-fit.ts) and reported on the one left out; the table labels every figure with what it was tuned on.
  * Options: --evidence FILE (read the gathered evidence from FILE, or write it there when FILE does not exist),
  * --paraphrase-evidence FILE (the paraphrase set's evidence saved by `bench/search-quality/run.ts
  * --paraphrase-only --paraphrase-evidence FILE`, added as a fifth author),

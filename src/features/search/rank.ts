@@ -175,7 +175,8 @@ function standout(value: number, others: readonly number[], floor: number): numb
  *   correct top-1 results reach 0.5 (docs/quality.md). Two floors hold whatever the fit says: `rareFloor`
  *   when the note holds the query's rare words (`holdsRareWords`), and 0.5+ for a clear semantic match; one
  *   ceiling, the veto: a sentence-like query's note whose best passage is below the (length-raised) veto line.
- * `spaceSize` is the number of notes searched, for the zero-padding of peers.
+ * `spaceSize` is the number of notes searched, for the zero-padding of peers. A `model` (relevance-model.ts; not
+ * the default, see docs/quality.md) replaces the fitted logistic and raises the line for meaning alone by its margin.
  */
 export function rankNotes(
   evidence: readonly NoteEvidence[],
