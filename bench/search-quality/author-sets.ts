@@ -55,8 +55,12 @@ export interface QueryOutcome {
   maxRelevance: number;
 }
 
-/** Ingests a set into the actor's space and asks every query; results are unfiltered (min_relevance 0). */
-export async function runAuthorSet(deps: Deps, actor: Actor, set: AuthorSet): Promise<QueryOutcome[]> {
+/** Ingests a set into the actor's space through the services; returns the note id of each set note id. */
+export async function ingestAuthorSet(
+  deps: Deps,
+  actor: Actor,
+  set: AuthorSet,
+): Promise<Map<string, string>> {
   const space = { accountId: actor.accountId, mode: actor.mode };
   const ids = new Map<string, string>();
   for (const note of set.notes) {
@@ -69,6 +73,12 @@ export async function runAuthorSet(deps: Deps, actor: Actor, set: AuthorSet): Pr
   }
   await runDueJobs(deps);
   for (const id of ids.values()) await indexNote(deps, space, id);
+  return ids;
+}
+
+/** Ingests a set into the actor's space and asks every query; results are unfiltered (min_relevance 0). */
+export async function runAuthorSet(deps: Deps, actor: Actor, set: AuthorSet): Promise<QueryOutcome[]> {
+  const ids = await ingestAuthorSet(deps, actor, set);
   const ask = (query: string) => searchNotes(deps, actor, { query, limit: 10, min_relevance: 0 });
   const out: QueryOutcome[] = [];
   for (const note of set.notes) {

@@ -9,8 +9,10 @@
  * Meetings are split in two halves (alternating in name order): the tuned half and the held-out half are reported
  * apart, so a parameter chosen on one can be checked on the other.
  */
+
+import { gatherEvidence } from '../../src/features/search/gather-evidence.ts';
 import type { NoteEvidence } from '../../src/features/search/rank.ts';
-import { gatherEvidence, searchNotes } from '../../src/features/search/search.service.ts';
+import { searchNotes } from '../../src/features/search/search.service.ts';
 import { benchActor, benchDeps, openBenchDatabase } from '../search/setup.ts';
 import { useVectorCache } from '../search/vector-cache.ts';
 import { ingest, type Meeting } from './qmsum.ts';

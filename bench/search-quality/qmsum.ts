@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import type { Deps } from '../../src/deps.ts';
 import type { Actor } from '../../src/features/api-keys/scopes.ts';
 import { createNote } from '../../src/features/notes/notes.service.ts';
+import { gatherEvidence } from '../../src/features/search/gather-evidence.ts';
 import { indexNote } from '../../src/features/search/index-note.ts';
 import type { NoteEvidence } from '../../src/features/search/rank.ts';
-import { gatherEvidence } from '../../src/features/search/search.service.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/schema.ts';
 import { normalize } from '../../src/features/search/embedders/embedder.ts';
 import { vectorToBytes } from '../../src/features/search/search.tables.ts';
-import { createExactStore, createExactVectorCache } from '../../src/features/search/vector-store.ts';
+import { createExactStore, createExactVectorCache } from '../../src/features/search/vectors/exact-store.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { mulberry32 } from '../../src/lib/prng.ts';
 import { benchActor, openBenchDatabase, percentile } from './setup.ts';

@@ -8,7 +8,7 @@ import type { Migration } from '../migrate.ts';
  * `search_notes.embedding` is the note's vector (the normalised mean of its chunk vectors): the vector index
  * finds candidate notes by it, then the chunks of the candidates are compared one by one. Vector tables are
  * not created here: their width depends on the configured embedder and they need an extension (sqlite-vec,
- * pgvector) that may be missing; the search feature creates them at start (src/features/search/vector-store.ts). Chunks cascade with their note, and on SQLite triggers keep the
+ * pgvector) that may be missing; the search feature creates them at start (src/features/search/vectors/detect-vector-store.ts). Chunks cascade with their note, and on SQLite triggers keep the
  * FTS5 index in step, so a deleted note leaves no keyword entry behind whoever deletes it.
  */
 export const search: Migration = {

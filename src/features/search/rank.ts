@@ -1,3 +1,5 @@
+import { modelRelevance, type RelevanceFeature, type RelevanceModel } from './relevance-model.ts';
+
 /**
  * Fusion and relevance: pure functions over what the keyword and vector indexes returned for one query, so the
  * quality benchmark can measure and tune exactly what the API runs (docs/quality.md).
@@ -173,12 +175,14 @@ function standout(value: number, others: readonly number[], floor: number): numb
  *   correct top-1 results reach 0.5 (docs/quality.md). Two floors hold whatever the fit says: `rareFloor`
  *   when the note holds the query's rare words (`holdsRareWords`), and 0.5+ for a clear semantic match; one
  *   ceiling, the veto: a sentence-like query's note whose best passage is below the (length-raised) veto line.
- * `spaceSize` is the number of notes searched, for the zero-padding of peers.
+ * `spaceSize` is the number of notes searched, for the zero-padding of peers. A `model` (relevance-model.ts; not
+ * the default, see docs/quality.md) replaces the fitted logistic and raises the line for meaning alone by its margin.
  */
 export function rankNotes(
   evidence: readonly NoteEvidence[],
   spaceSize: number,
   params: RankParams = DEFAULT_RANK_PARAMS,
+  model: RelevanceModel | null = null,
 ): RankedNote[] {
   const kw = evidence.map((e) => sum(e.keyword.slice(0, params.keywordChunks)));
   const vec = evidence.map((e) => Math.max(0, e.vector ?? 0));
@@ -194,6 +198,7 @@ export function rankNotes(
           (1 + params.rankPhrase * e.phrase)
         : 0) + (maxVec > 0 ? (vectorWeight * vec[i]!) / maxVec : 0),
   );
+  const maxScore = Math.max(0, ...scores);
   const order = evidence
     .map((_, i) => i)
     .sort((a, b) => scores[b]! - scores[a]! || cmp(evidence[a]!.noteId, evidence[b]!.noteId));
@@ -213,41 +218,51 @@ export function rankNotes(
     const e = evidence[i]!;
     const zKeyword = kw[i]! > 0 ? standout(kw[i]!, peersOf(kwSorted, kw[i]!), 0.05 * kw[i]!) : 0;
     const zVector = vec[i]! > 0 ? standout(vec[i]!, peersOf(vecSorted, vec[i]!), 0.05) : 0;
-    const features = {
+    const logPassages = Math.log(Math.max(1, (e.passages ?? 1) / params.linePassageBase));
+    const line = params.semanticMinCosine + params.semanticPerLogPassage * logPassages;
+    const otherBest = vecSorted[0] === vec[i] ? (vecSorted[1] ?? 0) : (vecSorted[0] ?? 0);
+    const otherScore = order[0] === i ? (scores[order[1]!] ?? 0) : scores[order[0]!]!;
+    const features: Record<RelevanceFeature | 'rare', number> = {
       coverage: e.coverage,
       zKeyword: Math.min(zKeyword, Z_CAP) * e.coverage,
       zVector: Math.min(zVector, Z_CAP),
       vector: vec[i]!,
+      lineExcess: vec[i]! - line,
+      gapNext: vec[i]! - otherBest,
+      scoreGap: maxScore > 0 ? (scores[i]! - otherScore) / maxScore : 0,
+      keywordQuery: isKeywordQuery(e, params) ? 1 : 0,
       rare: e.rareTermsPresent ? 1 : 0,
       phrase: e.phrase,
     };
-    const fitted = sigmoid(
-      params.bias +
-        params.wCoverage * features.coverage +
-        params.wKeywordZ * features.zKeyword +
-        params.wVectorZ * features.zVector +
-        params.wPhrase * features.phrase,
-    );
+    const fitted = model
+      ? modelRelevance(model, features)
+      : sigmoid(
+          params.bias +
+            params.wCoverage * features.coverage +
+            params.wKeywordZ * features.zKeyword +
+            params.wVectorZ * features.zVector +
+            params.wPhrase * features.phrase,
+        );
     // Down the fused order relevance never rises: a note ranked lower is not more likely relevant.
     ceiling = Math.min(ceiling, fitted);
     let relevance = ceiling;
-    const logPassages = Math.log(Math.max(1, (e.passages ?? 1) / params.linePassageBase));
     if (
       e.vector !== undefined &&
       !isKeywordQuery(e, params) &&
       vec[i]! < params.vetoCosine + params.vetoPerLogPassage * logPassages
     )
       relevance = Math.min(relevance, VETOED);
-    if (holdsRareWords(e, params)) relevance = Math.max(relevance, params.rareFloor);
+    // With the model, meaning alone decides only far above the line (a margin fitted with it): a clear paraphrase.
+    const meaningLine = line + (model ? model.meaningMargin : 0);
     if (
       bestCoverage <= params.semanticMaxCoverage &&
       features.zVector >= params.semanticZ &&
-      features.vector >= params.semanticMinCosine + params.semanticPerLogPassage * logPassages
+      features.vector >= meaningLine
     ) {
-      const line = params.semanticMinCosine + params.semanticPerLogPassage * logPassages;
-      const bySense = 0.5 + params.semanticSlope * (features.vector - line);
+      const bySense = 0.5 + params.semanticSlope * (features.vector - meaningLine);
       relevance = Math.max(relevance, Math.min(SEMANTIC_CAP, bySense));
     }
+    if (holdsRareWords(e, params)) relevance = Math.max(relevance, params.rareFloor);
     return { noteId: e.noteId, score: scores[i]!, relevance, features };
   });
   // The API lists the most relevant first; the fused score breaks ties (and orders notes the floors lifted).

@@ -6,7 +6,9 @@ import type { Embedder } from './embedders/embedder.ts';
 import { createEmbedder } from './embedders/load-embedder.ts';
 import { searchRepo } from './search.repo.ts';
 import { bytesToVector } from './search.tables.ts';
-import { detectVectorStore, type ExactVectorCache, type VectorStore } from './vector-store.ts';
+import { detectVectorStore } from './vectors/detect-vector-store.ts';
+import type { ExactVectorCache } from './vectors/exact-store.ts';
+import type { VectorStore } from './vectors/vector-store.ts';
 
 /** Index-wide settings in `search_meta`. */
 export const META_EMBEDDER = 'embedder';

@@ -9,7 +9,7 @@ import {
   type SearchReadiness,
   type SearchStatus,
 } from './search-engine.ts';
-import { createExactVectorCache, type ExactVectorCache } from './vector-store.ts';
+import { createExactVectorCache, type ExactVectorCache } from './vectors/exact-store.ts';
 
 export interface SearchPreparation {
   /** Settles once search is prepared, or once stop() was called; never rejects. */
