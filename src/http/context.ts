@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Actor } from '../features/api-keys/scopes.ts';
 import type { SaveIdempotentResponse } from '../features/idempotency/idempotency.repo.ts';
-import type { PreparedFrom } from '../features/processing/store-transcript.ts';
 import type { MultipartUpload } from '../features/recordings/multipart-upload.ts';
+import type { PreparedFrom } from '../features/transcripts/store-transcript.ts';
 
 export interface AppEnv {
   Variables: {

@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import type { Scope } from '../features/api-keys/scopes.ts';
 import type { JsonBodyOptions, ParsedTranscriptBody } from '../features/processing/pool/processing.worker.ts';
-import type { TranscriptUse } from '../features/processing/prepared-transcript.ts';
+import type { TranscriptUse } from '../features/transcripts/prepared-transcript.ts';
 import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { type ParsedJsonBody, parseJsonBody } from '../lib/parse-json-body.ts';

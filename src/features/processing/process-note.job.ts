@@ -14,15 +14,15 @@ import { notesRepo } from '../notes/notes.repo.ts';
 import { toNoteDetail } from '../notes/notes.view.ts';
 import { type PreparedNoteIndex, prepareNoteIndex, writeNoteIndex } from '../search/index-note.ts';
 import type { AudioStorage } from '../storage/audio-storage.ts';
+import { prepareTranscript } from '../transcripts/prepared-transcript.ts';
+import { insertTranscript } from '../transcripts/store-transcript.ts';
 import { sentenceModelSettings } from './action-items/sentence-model.ts';
 import { failNote } from './fail-note.ts';
 import { ProcessingTimeoutError } from './pool/processing-pool.ts';
-import { prepareTranscript } from './prepared-transcript.ts';
 import { processingRepo } from './processing.repo.ts';
 import { AnalysisImpossibleError, type Analyzer, builtinAnalyzer } from './providers/analyzer.ts';
 import { ProviderError } from './providers/provider-error.ts';
 import { NO_TRANSCRIBER_REASON, type Transcriber } from './providers/transcriber.ts';
-import { insertTranscript } from './store-transcript.ts';
 
 export const PROCESS_NOTE_JOB = 'process_note';
 

@@ -15,16 +15,16 @@ import type { SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts'
 import { notesRepo } from '../notes/notes.repo.ts';
 import { type CreateNoteInput, Tags, Title } from '../notes/notes.schema.ts';
 import { toNoteListItem } from '../notes/notes.view.ts';
-import type { PreparedTranscript } from '../processing/prepared-transcript.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
+import { audioKey } from '../storage/audio-storage.ts';
+import type { PreparedTranscript } from '../transcripts/prepared-transcript.ts';
 import {
   insertTranscript,
   type PreparedFrom,
   prepareInput,
   transcriptContentType,
   transcriptDigest,
-} from '../processing/store-transcript.ts';
-import { audioKey } from '../storage/audio-storage.ts';
+} from '../transcripts/store-transcript.ts';
 import { parseRange } from './byte-range.ts';
 import type { UploadedFile } from './multipart-upload.ts';
 import { probeAudio } from './probe-audio.ts';

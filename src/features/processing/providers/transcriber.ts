@@ -1,4 +1,4 @@
-import type { TranscriptSegment } from '../parse-transcript.ts';
+import type { TranscriptSegment } from '../../transcripts/parse-transcript.ts';
 
 /** The audio a transcriber is given: a local file (storage hands one out) and what kind of audio it is. */
 export interface AudioInput {
