@@ -1,4 +1,3 @@
-import { renderTranscript } from '../../src/features/notes/notes.view.ts';
 import { analyzeTranscript, createSpeakerDirectory } from '../../src/features/processing/analyze-builtin.ts';
 import { extractActionItems } from '../../src/features/processing/extract-action-items.ts';
 import { keyPhrase, makeTitle } from '../../src/features/processing/make-title.ts';
@@ -19,6 +18,7 @@ import { buildSnippet } from '../../src/features/search/snippet.ts';
 import { porterStem } from '../../src/features/search/text/porter-stem.ts';
 import { foldWord, tokenize as searchTokenize, words } from '../../src/features/search/text/tokens.ts';
 import { parseTranscript, type TranscriptSegment } from '../../src/features/transcripts/parse-transcript.ts';
+import { renderTranscript } from '../../src/features/transcripts/render-transcript.ts';
 import { transcriptContentType } from '../../src/features/transcripts/store-transcript.ts';
 
 /**

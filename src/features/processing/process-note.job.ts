@@ -10,8 +10,8 @@ import { nowIso, toIso } from '../../lib/time.ts';
 import { toActionItem } from '../action-items/action-items.view.ts';
 import { recordEvent } from '../events/events.ts';
 import { importsRepo } from '../imports/imports.repo.ts';
-import { notesRepo } from '../notes/notes.repo.ts';
 import { toNoteDetail } from '../notes/notes.view.ts';
+import { findStoredNote, storedSegments, storedSpeakers } from '../notes/stored-note.service.ts';
 import { type PreparedNoteIndex, prepareNoteIndex, writeNoteIndex } from '../search/index-note.ts';
 import type { AudioStorage } from '../storage/audio-storage.ts';
 import { prepareTranscript } from '../transcripts/prepared-transcript.ts';
@@ -120,12 +120,12 @@ export async function processNote({
   lastAttempt = true,
 }: ProcessNoteOptions): Promise<'processed' | 'skipped' | 'failed'> {
   const { db } = deps;
-  const note = await notesRepo.find(db, space, noteId);
+  const note = await findStoredNote(db, space, noteId);
   if (!note || note.status === 'ready') {
     logger.info({ note_id: noteId }, note ? 'note is ready already' : 'note was deleted; nothing to process');
     return 'skipped';
   }
-  let segments = await notesRepo.segments(db, noteId);
+  let segments = await storedSegments(db, noteId);
   if (!segments.length && note.recording_id) {
     const transcribed = await transcribeNote({
       db,
@@ -136,9 +136,9 @@ export async function processNote({
       transcription,
     });
     if (transcribed === 'failed') return 'failed';
-    segments = await notesRepo.segments(db, noteId);
+    segments = await storedSegments(db, noteId);
   }
-  const speakers = await notesRepo.speakers(db, noteId);
+  const speakers = await storedSpeakers(db, noteId);
   if (!segments.length) throw new ProcessingError('The note has no transcript to analyze.');
   // The budget of the CPU work below (analysis and chunking, in processing threads): a thread still at it when
   // the budget runs out is stopped, and this attempt fails with a reason the owner can read.
@@ -228,7 +228,7 @@ export async function processNote({
     });
     const outcome = await publish(index, round < RENAME_ROUNDS);
     if (outcome !== 'renamed') return outcome;
-    const reread = await notesRepo.find(db, space, noteId);
+    const reread = await findStoredNote(db, space, noteId);
     if (!reread || reread.status === 'ready') return 'skipped';
     current = reread;
   }
