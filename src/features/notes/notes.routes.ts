@@ -2,7 +2,6 @@ import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { TypedResponse } from 'hono';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { idempotent, idempotentResponse } from '../../http/idempotency.ts';
 import { JSON_CONTENT_TYPE, jsonBody } from '../../http/middleware.ts';
 import {
   bodyErrors,
@@ -13,6 +12,7 @@ import {
   scopedRoute,
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
+import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
 import { exportRoutes } from './export/export.routes.ts';
 import {
   CreateNoteBody,

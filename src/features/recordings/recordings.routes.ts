@@ -3,7 +3,6 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { idempotent, idempotentResponse } from '../../http/idempotency.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import {
   commonErrors,
@@ -16,6 +15,7 @@ import {
 import { validationHook, zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
 import { EXAMPLE } from '../../lib/schemas/examples.ts';
+import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
 import { CreateNoteBody } from '../notes/notes.schema.ts';
 import { removeTempFile } from '../storage/temp-files.ts';
 import { audioResponseHeaders } from './audio-headers.ts';
