@@ -14,6 +14,13 @@ import {
   type SaveIdempotentResponse,
 } from './idempotency.repo.ts';
 
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by the Idempotency-Key middleware: the saver for a given success status (idempotentResponse). */
+    idempotency?: (status: number) => SaveIdempotentResponse;
+  }
+}
+
 /** A first request that never finished (its process died) stops blocking its key after this long. */
 const ABANDONED_MS = 5 * 60_000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;

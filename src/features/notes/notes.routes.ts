@@ -13,6 +13,7 @@ import {
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
+import { transcriptBody } from '../transcripts/transcript-body.ts';
 import { exportRoutes } from './export/export.routes.ts';
 import {
   CreateNoteBody,
@@ -72,7 +73,7 @@ export function notesRoutes(deps: Deps) {
           '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
           'Honors `Idempotency-Key`.',
         middleware: [
-          jsonBody(() => transcriptBodyLimit, deps, { transcript: 'echoed' }),
+          jsonBody(() => transcriptBodyLimit, deps, transcriptBody(deps, 'echoed')),
           idempotent(deps),
         ] as const,
         request: {

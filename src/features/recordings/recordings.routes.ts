@@ -18,6 +18,7 @@ import { EXAMPLE } from '../../lib/schemas/examples.ts';
 import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
 import { CreateNoteBody } from '../notes/notes.schema.ts';
 import { removeTempFile } from '../storage/temp-files.ts';
+import { transcriptBody } from '../transcripts/transcript-body.ts';
 import { audioResponseHeaders } from './audio-headers.ts';
 import { isMultipart, receiveMultipart } from './multipart-upload.ts';
 import {
@@ -51,7 +52,7 @@ const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
  * is a 415 naming both.
  */
 function ingestBody(deps: Deps, transcriptBodyLimit: number): MiddlewareHandler<AppEnv> {
-  const readJson = jsonBody(() => transcriptBodyLimit, deps, { transcript: 'recorded' });
+  const readJson = jsonBody(() => transcriptBodyLimit, deps, transcriptBody(deps, 'recorded'));
   return async (c, next) => {
     const type = c.req.header('content-type');
     if (isMultipart(type)) {
