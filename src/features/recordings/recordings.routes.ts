@@ -18,7 +18,7 @@ import { EXAMPLE } from '../../lib/schemas/examples.ts';
 import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
 import { CreateNoteBody } from '../notes/notes.schema.ts';
 import { removeTempFile } from '../storage/temp-files.ts';
-import { transcriptBody } from '../transcripts/transcript-body.ts';
+import { transcriptBody, transcriptBodyLimit } from '../transcripts/transcript-body.ts';
 import { audioResponseHeaders } from './audio-headers.ts';
 import { isMultipart, receiveMultipart } from './multipart-upload.ts';
 import {
@@ -51,8 +51,8 @@ const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
  * MAX_UPLOAD_BYTES, temp file removed whatever happens next), JSON is read like POST /v1/notes, anything else
  * is a 415 naming both.
  */
-function ingestBody(deps: Deps, transcriptBodyLimit: number): MiddlewareHandler<AppEnv> {
-  const readJson = jsonBody(() => transcriptBodyLimit, deps, transcriptBody(deps, 'recorded'));
+function ingestBody(deps: Deps): MiddlewareHandler<AppEnv> {
+  const readJson = jsonBody(transcriptBodyLimit, deps, transcriptBody(deps, 'recorded'));
   return async (c, next) => {
     const type = c.req.header('content-type');
     if (isMultipart(type)) {
@@ -89,10 +89,35 @@ async function fingerprintBody(c: Context<AppEnv>): Promise<unknown> {
   };
 }
 
+const listRecordingsRoute = createRoute(
+  scopedRoute('recordings:read', {
+    method: 'get',
+    path: '/',
+    tags: ['Recordings'],
+    operationId: 'listRecordings',
+    summary: 'List recordings',
+    description: 'Newest first (`created_at` desc, then `id` desc); `from`/`to` as for notes.',
+    request: { query: ListRecordingsQuery },
+    responses: { 200: json(RecordingList, 'A page of recordings.'), ...commonErrors },
+  }),
+);
+
+const getRecordingRoute = createRoute(
+  scopedRoute('recordings:read', {
+    method: 'get',
+    path: '/{id}',
+    tags: ['Recordings'],
+    operationId: 'getRecording',
+    summary: 'Get a recording',
+    description: 'Type, size and duration of a recording, and its note.',
+    request: { params: RecordingIdParam },
+    responses: { 200: json(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
+  }),
+);
+
 /** /v1/recordings: ingest (audio upload or transcript), list, get, download the audio. */
 export function recordingsRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const transcriptBodyLimit = Math.max(deps.config.maxBodyBytes, deps.config.maxTranscriptBytes * 2 + 65_536);
 
   // Documented here, served by app.post below: the multipart body is streamed, so no validator may buffer it.
   const { middleware: ingestMiddleware, ...ingestRoute } = createRoute(
@@ -110,7 +135,7 @@ export function recordingsRoutes(deps: Deps) {
         '`note.processed` when processing completes. Audio is transcribed by the configured provider first; ' +
         'without one the note ends `failed` with the reason. Honors `Idempotency-Key` (for uploads the file ' +
         'is compared by its SHA-256).',
-      middleware: [ingestBody(deps, transcriptBodyLimit), idempotent(deps, { bodyOf: fingerprintBody })],
+      middleware: [ingestBody(deps), idempotent(deps, { bodyOf: fingerprintBody })],
       request: {
         headers: IdempotencyHeaders,
         body: {
@@ -160,36 +185,12 @@ export function recordingsRoutes(deps: Deps) {
     return c.json(accepted, 202);
   });
 
-  app.openapi(
-    createRoute(
-      scopedRoute('recordings:read', {
-        method: 'get',
-        path: '/',
-        tags: ['Recordings'],
-        operationId: 'listRecordings',
-        summary: 'List recordings',
-        description: 'Newest first (`created_at` desc, then `id` desc); `from`/`to` as for notes.',
-        request: { query: ListRecordingsQuery },
-        responses: { 200: json(RecordingList, 'A page of recordings.'), ...commonErrors },
-      }),
-    ),
-    async (c) => c.json(await listRecordings(deps, c.get('actor'), c.req.valid('query')), 200),
+  app.openapi(listRecordingsRoute, async (c) =>
+    c.json(await listRecordings(deps, c.get('actor'), c.req.valid('query')), 200),
   );
 
-  app.openapi(
-    createRoute(
-      scopedRoute('recordings:read', {
-        method: 'get',
-        path: '/{id}',
-        tags: ['Recordings'],
-        operationId: 'getRecording',
-        summary: 'Get a recording',
-        description: 'Type, size and duration of a recording, and its note.',
-        request: { params: RecordingIdParam },
-        responses: { 200: json(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
-      }),
-    ),
-    async (c) => c.json(await getRecording(deps, c.get('actor'), c.req.valid('param').id), 200),
+  app.openapi(getRecordingRoute, async (c) =>
+    c.json(await getRecording(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
 
   const audioContent = {

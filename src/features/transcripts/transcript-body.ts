@@ -28,3 +28,11 @@ export function transcriptBody(deps: Deps, use: TranscriptUse): LargeJsonBodyPar
     return body;
   };
 }
+
+/**
+ * The body limit of a route that takes a transcript: room for the transcript twice (as text, or as segments with
+ * their JSON punctuation) besides the other fields, and never below the general body limit.
+ */
+export function transcriptBodyLimit(deps: Deps): number {
+  return Math.max(deps.config.maxBodyBytes, deps.config.maxTranscriptBytes * 2 + 65_536);
+}
