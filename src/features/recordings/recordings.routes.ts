@@ -115,6 +115,58 @@ const getRecordingRoute = createRoute(
   }),
 );
 
+const audioContent = {
+  'audio/*': { schema: z.string().openapi({ type: 'string', format: 'binary' } as never) },
+};
+// The example recording (EXAMPLE): 28 880 417 bytes of MP3; the range is its first MiB.
+const header = (description: string, type: 'string' | 'integer', example: string | number) => ({
+  description,
+  schema: { type },
+  example,
+});
+const audioHeaders = (range: boolean) => ({
+  'Content-Type': header('The stored type, sniffed from the bytes at upload.', 'string', 'audio/mpeg'),
+  'Content-Length': header('Bytes in this response.', 'integer', range ? 1_048_576 : 28_880_417),
+  ...(range
+    ? {
+        'Content-Range': header('The bytes sent, of the whole file.', 'string', 'bytes 0-1048575/28880417'),
+      }
+    : {}),
+  'Accept-Ranges': header('Byte ranges are supported.', 'string', 'bytes'),
+  ETag: header(
+    'Identifies this file; send it back in `If-Range`.',
+    'string',
+    `"${EXAMPLE.recordingId}-28880417"`,
+  ),
+  'Content-Disposition': header('The file name.', 'string', `inline; filename="${EXAMPLE.recordingId}.mp3"`),
+});
+
+const getRecordingAudioRoute = createRoute(
+  scopedRoute('recordings:read', {
+    method: 'get',
+    path: '/{id}/audio',
+    tags: ['Recordings'],
+    operationId: 'getRecordingAudio',
+    summary: 'Download the audio of a recording',
+    description:
+      'Streams the stored file with its content type. Supports a single `Range: bytes=…` (206 with ' +
+      '`Content-Range`; 416 when it starts past the end; several ranges get the whole file) and `If-Range` ' +
+      'with the `ETag`. A recording made from a transcript has no audio (404).',
+    request: { params: RecordingIdParam },
+    responses: {
+      200: { description: 'The whole audio file.', headers: audioHeaders(false), content: audioContent },
+      206: {
+        description: 'The requested byte range.',
+        headers: audioHeaders(true),
+        content: audioContent,
+      },
+      ...commonErrors,
+      ...notFoundError,
+      416: error('The range starts past the end of the file (`Content-Range: bytes */<size>`).'),
+    },
+  }),
+);
+
 /** /v1/recordings: ingest (audio upload or transcript), list, get, download the audio. */
 export function recordingsRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -193,83 +245,27 @@ export function recordingsRoutes(deps: Deps) {
     c.json(await getRecording(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
 
-  const audioContent = {
-    'audio/*': { schema: z.string().openapi({ type: 'string', format: 'binary' } as never) },
-  };
-  // The example recording (EXAMPLE): 28 880 417 bytes of MP3; the range is its first MiB.
-  const header = (description: string, type: 'string' | 'integer', example: string | number) => ({
-    description,
-    schema: { type },
-    example,
+  app.openapi(getRecordingAudioRoute, async (c) => {
+    const audio = await readRecordingAudio(deps, c.get('actor'), c.req.valid('param').id, {
+      range: c.req.header('range'),
+      ifRange: c.req.header('if-range'),
+    });
+    if (audio.kind === 'unsatisfiable') {
+      throw new AppError(
+        'range_not_satisfiable',
+        `The requested range is not satisfiable: the file has ${audio.size} bytes.`,
+        { param: 'Range', headers: { 'Content-Range': `bytes */${audio.size}`, 'Accept-Ranges': 'bytes' } },
+      );
+    }
+    const headers: Record<string, string> = {
+      ...audioResponseHeaders(audio),
+      'Content-Disposition': `inline; filename="${audio.filename}"`,
+    };
+    // HEAD: the headers only, and no file opened.
+    if (c.req.method === 'HEAD') return c.body(null, audio.status, headers);
+    const stream = Readable.toWeb(await audio.open()) as unknown as ReadableStream<Uint8Array>;
+    return c.body(stream, audio.status, headers);
   });
-  const audioHeaders = (range: boolean) => ({
-    'Content-Type': header('The stored type, sniffed from the bytes at upload.', 'string', 'audio/mpeg'),
-    'Content-Length': header('Bytes in this response.', 'integer', range ? 1_048_576 : 28_880_417),
-    ...(range
-      ? {
-          'Content-Range': header('The bytes sent, of the whole file.', 'string', 'bytes 0-1048575/28880417'),
-        }
-      : {}),
-    'Accept-Ranges': header('Byte ranges are supported.', 'string', 'bytes'),
-    ETag: header(
-      'Identifies this file; send it back in `If-Range`.',
-      'string',
-      `"${EXAMPLE.recordingId}-28880417"`,
-    ),
-    'Content-Disposition': header(
-      'The file name.',
-      'string',
-      `inline; filename="${EXAMPLE.recordingId}.mp3"`,
-    ),
-  });
-  app.openapi(
-    createRoute(
-      scopedRoute('recordings:read', {
-        method: 'get',
-        path: '/{id}/audio',
-        tags: ['Recordings'],
-        operationId: 'getRecordingAudio',
-        summary: 'Download the audio of a recording',
-        description:
-          'Streams the stored file with its content type. Supports a single `Range: bytes=…` (206 with ' +
-          '`Content-Range`; 416 when it starts past the end; several ranges get the whole file) and `If-Range` ' +
-          'with the `ETag`. A recording made from a transcript has no audio (404).',
-        request: { params: RecordingIdParam },
-        responses: {
-          200: { description: 'The whole audio file.', headers: audioHeaders(false), content: audioContent },
-          206: {
-            description: 'The requested byte range.',
-            headers: audioHeaders(true),
-            content: audioContent,
-          },
-          ...commonErrors,
-          ...notFoundError,
-          416: error('The range starts past the end of the file (`Content-Range: bytes */<size>`).'),
-        },
-      }),
-    ),
-    async (c) => {
-      const audio = await readRecordingAudio(deps, c.get('actor'), c.req.valid('param').id, {
-        range: c.req.header('range'),
-        ifRange: c.req.header('if-range'),
-      });
-      if (audio.kind === 'unsatisfiable') {
-        throw new AppError(
-          'range_not_satisfiable',
-          `The requested range is not satisfiable: the file has ${audio.size} bytes.`,
-          { param: 'Range', headers: { 'Content-Range': `bytes */${audio.size}`, 'Accept-Ranges': 'bytes' } },
-        );
-      }
-      const headers: Record<string, string> = {
-        ...audioResponseHeaders(audio),
-        'Content-Disposition': `inline; filename="${audio.filename}"`,
-      };
-      // HEAD: the headers only, and no file opened.
-      if (c.req.method === 'HEAD') return c.body(null, audio.status, headers);
-      const stream = Readable.toWeb(await audio.open()) as unknown as ReadableStream<Uint8Array>;
-      return c.body(stream, audio.status, headers);
-    },
-  );
 
   return app;
 }
