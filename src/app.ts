@@ -5,12 +5,14 @@ import { actionItemsRoutes } from './features/action-items/action-items.routes.t
 import { askRoutes } from './features/ask/ask.routes.ts';
 import { mountDashboard } from './features/dashboard/dashboard.routes.ts';
 import { importsRoutes } from './features/imports/imports.routes.ts';
+import { documentMcp, documentMcpSignIn } from './features/mcp/mcp.openapi.ts';
 import { mcpRoutes } from './features/mcp/mcp.routes.ts';
 import { notesRoutes } from './features/notes/notes.routes.ts';
 import { mountOAuth } from './features/oauth/oauth.routes.ts';
 import { recordingsRoutes } from './features/recordings/recordings.routes.ts';
 import { searchRoutes } from './features/search/search.routes.ts';
 import { ensureSeeded } from './features/test-mode/seed.service.ts';
+import { documentWebhookEvents } from './features/webhooks/webhooks.openapi.ts';
 import { webhooksRoutes } from './features/webhooks/webhooks.routes.ts';
 import type { AppEnv } from './http/context.ts';
 import { docsRoutes } from './http/docs.routes.ts';
@@ -55,7 +57,7 @@ export function buildApp(deps: Deps) {
     });
   });
 
-  documentApi(app, deps);
+  documentApi(app, deps, [documentMcpSignIn, documentMcp, documentWebhookEvents]);
   // The rendered reference of that document, no key needed; `/` points to it until the dashboard takes `/`.
   app.route('/', docsRoutes());
 

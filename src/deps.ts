@@ -3,10 +3,13 @@ import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import type { Db, Dialect } from './db/schema.ts';
 import { createProcessingPool, type ProcessingPool } from './features/processing/pool/processing-pool.ts';
-import { type Analyzer, createAnalyzer } from './features/processing/providers/analyzer.ts';
-import { createTranscriber, type Transcriber } from './features/processing/providers/transcriber.ts';
+import type { Analyzer } from './features/processing/providers/analyzer.ts';
+import { createAnalyzer } from './features/processing/providers/create-analyzer.ts';
+import { createTranscriber } from './features/processing/providers/create-transcriber.ts';
+import type { Transcriber } from './features/processing/providers/transcriber.ts';
 import { createSearch, type Search } from './features/search/search.ts';
-import { type AudioStorage, createAudioStorage } from './features/storage/audio-storage.ts';
+import type { AudioStorage } from './features/storage/audio-storage.ts';
+import { createAudioStorage } from './features/storage/create-audio-storage.ts';
 import { createOutboundAgents, type OutboundAgents } from './features/webhooks/outbound/guarded-request.ts';
 import { createLogger } from './lib/logger.ts';
 

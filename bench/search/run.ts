@@ -18,13 +18,13 @@
  */
 import { sql } from 'kysely';
 import type { Db, Dialect, Mode } from '../../src/db/schema.ts';
-import { renderTranscript } from '../../src/features/notes/notes.view.ts';
-import type { TranscriptSegment } from '../../src/features/processing/parse-transcript.ts';
 import { cleanText, DEFAULT_CHUNKING } from '../../src/features/search/chunk-note.ts';
 import { indexNote } from '../../src/features/search/index-note.ts';
 import { searchRepo } from '../../src/features/search/search.repo.ts';
 import { searchNotes } from '../../src/features/search/search.service.ts';
 import type { SearchEngine } from '../../src/features/search/search-engine.ts';
+import type { TranscriptSegment } from '../../src/features/transcripts/parse-transcript.ts';
+import { renderTranscript } from '../../src/features/transcripts/render-transcript.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { mulberry32 } from '../../src/lib/prng.ts';
 import { loadMeetings, type Meeting, segmentsOf } from '../search-quality/qmsum.ts';

@@ -1,15 +1,16 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Deps } from '../deps.ts';
 import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import type { Scope } from '../features/api-keys/scopes.ts';
-import type { JsonBodyOptions, ParsedTranscriptBody } from '../features/processing/pool/processing.worker.ts';
-import type { TranscriptUse } from '../features/processing/prepared-transcript.ts';
 import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { type ParsedJsonBody, parseJsonBody } from '../lib/parse-json-body.ts';
 import type { AppEnv } from './context.ts';
 
-/** Bodies up to this size are parsed on the request's thread; larger ones in a processing thread. */
+/**
+ * Bodies up to this size are parsed on the request's thread; larger ones in a processing thread (decoding and
+ * parsing 2 MB holds a thread for ~10 ms, and so do serialising and hashing it for an Idempotency-Key).
+ */
 const INLINE_BODY_BYTES = 64 * 1024;
 
 /** The Content-Type of every JSON response (docs/api.md, General). */
@@ -65,18 +66,35 @@ export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** A JSON body as read, with its Idempotency-Key fingerprint when the thread that parsed it took it. */
+export interface ParsedBody extends ParsedJsonBody {
+  fingerprint?: string;
+}
+
+/**
+ * How a route parses its large bodies in a processing thread when it does more in the same trip (a transcript
+ * prepared with its body): it takes the fingerprint when `fingerprintOf` is given, and sets on `c` what it
+ * found besides the value.
+ */
+export type LargeJsonBodyParse = (
+  c: Context,
+  bytes: Buffer,
+  fingerprintOf: string | undefined,
+) => Promise<ParsedBody>;
+
 /**
  * Reads a JSON body within a byte limit (413), refuses other media types (415) and malformed JSON (400),
- * so the route's validator only ever sees parsed JSON. With `transcript`, a large body's transcript is prepared
- * in the thread that parses it, for that use.
+ * so the route's validator only ever sees parsed JSON. A large body is parsed in a processing thread, by
+ * `parseLarge` when the route gives one.
  */
 export function jsonBody(
   maxBytes: (deps: Deps) => number,
   deps: Deps,
-  options: { transcript?: TranscriptUse } = {},
+  parseLarge?: LargeJsonBodyParse,
 ): MiddlewareHandler<AppEnv> {
   const limit = maxBytes(deps);
-  const transcript = options.transcript && { limit: deps.config.maxTranscriptBytes, use: options.transcript };
+  const large: LargeJsonBodyParse =
+    parseLarge ?? ((_c, bytes, fingerprintOf) => deps.processing.parseJson(bytes, { fingerprintOf }));
   return async (c, next) => {
     const type = c.req.header('content-type');
     const length = c.req.header('content-length');
@@ -93,27 +111,20 @@ export function jsonBody(
     // A body can come without either length header (HTTP/2, fetch): what counts is whether it has bytes.
     const fingerprintOf =
       c.req.header('idempotency-key') !== undefined ? `${c.req.method} ${c.req.path}` : undefined;
-    const body: ParsedTranscriptBody =
+    const body: ParsedBody =
       bytes.byteLength > INLINE_BODY_BYTES
-        ? await parseLarge(deps, bytes, type, { transcript, fingerprintOf })
+        ? await parseInThread(c, bytes, type, fingerprintOf, large)
         : parseSmall(bytes, type);
-    if (body.prepared && typeof body.value.transcript === 'string') {
-      c.set('preparedTranscript', { source: body.value.transcript, prepared: body.prepared });
-    }
     if (body.fingerprint !== undefined) c.set('bodyFingerprint', body.fingerprint);
-    // The route's validator reads `c.req.json()`, which in Hono parses the cached text again: answer it with
-    // the object read here instead. The text (for `c.req.text()`) is decoded only if someone asks; when a lone
+    // The route's validator reads `c.req.json()`, which in Hono parses the body's text again: answer it with
+    // the object read here instead. The text (`c.req.text()`) is decoded only if someone asks; when a lone
     // surrogate was repaired it is the repaired object serialised, so every reader sees the same strings.
     c.req.json = (() => Promise.resolve(body.value)) as typeof c.req.json;
-    const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
     let text: Promise<string> | undefined;
-    Object.defineProperty(cache, 'text', {
-      enumerable: true,
-      get: () => {
-        text ??= Promise.resolve(textOf(bytes, body));
-        return text;
-      },
-    });
+    c.req.text = () => {
+      text ??= Promise.resolve(textOf(bytes, body));
+      return text;
+    };
     await next();
   };
 }
@@ -130,20 +141,17 @@ function parseSmall(bytes: Buffer, type: string | undefined): ParsedJsonBody {
   return parseJsonBody(raw);
 }
 
-/**
- * A large body is read in a processing thread (decoding and parsing 2 MB holds a thread for ~10 ms), with its
- * transcript prepared in the same trip when the route takes one, and its Idempotency-Key fingerprint taken when
- * the request has a key (serialising and hashing 2 MB is as costly).
- */
-function parseLarge(
-  deps: Deps,
+/** A large body needs its Content-Type as much as a small one with content does. */
+function parseInThread(
+  c: Context,
   bytes: Buffer,
   type: string | undefined,
-  options: JsonBodyOptions,
-): Promise<ParsedTranscriptBody> {
+  fingerprintOf: string | undefined,
+  parse: LargeJsonBodyParse,
+): Promise<ParsedBody> {
   if (type === undefined)
     throw new AppError('unsupported_media_type', 'Content-Type must be application/json.');
-  return deps.processing.parseJson(bytes, options);
+  return parse(c, bytes, fingerprintOf);
 }
 
 /** The body text other readers see: as sent, or the repaired object serialised (as sent if that fails). */

@@ -1,9 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Deps } from '../deps.ts';
-import { documentMcp } from '../features/mcp/mcp.openapi.ts';
-import { OAUTH_ROUTES } from '../features/oauth/oauth.paths.ts';
-import { SCOPE_DESCRIPTIONS } from '../features/oauth/scope-descriptions.ts';
-import { documentWebhookEvents } from '../features/webhooks/webhooks.openapi.ts';
 import type { AppEnv } from './context.ts';
 
 /** Where the document is served; /docs renders it. */
@@ -45,11 +41,17 @@ export const API_TAGS = [
 ];
 
 /**
- * Serves the OpenAPI 3.1 document at /v1/openapi.json: info (with license), tags, `servers` (PUBLIC_URL when
- * set, else relative to wherever the document was fetched from), the bearer scheme, POST /mcp and the event
- * payloads under `webhooks`. Operations register themselves with their routes.
+ * What a feature adds to the document besides its routes' operations (which register themselves): a security
+ * scheme, an operation served outside OpenAPIHono, the payloads under `webhooks`.
  */
-export function documentApi(app: OpenAPIHono<AppEnv>, deps: Deps): void {
+export type OpenApiPart = (registry: OpenAPIHono['openAPIRegistry'], deps: Deps) => void;
+
+/**
+ * Serves the OpenAPI 3.1 document at /v1/openapi.json: info (with license), tags, `servers` (PUBLIC_URL when
+ * set, else relative to wherever the document was fetched from), the bearer scheme, then the features' parts
+ * in the order given. Operations register themselves with their routes.
+ */
+export function documentApi(app: OpenAPIHono<AppEnv>, deps: Deps, parts: readonly OpenApiPart[]): void {
   app.doc31(OPENAPI_PATH, {
     openapi: '3.1.0',
     info: {
@@ -75,23 +77,5 @@ export function documentApi(app: OpenAPIHono<AppEnv>, deps: Deps): void {
     scheme: 'bearer',
     description: 'An API key: svc_sk_live_… or svc_sk_test_…',
   });
-  // The authorization server MCP clients sign in with (docs/mcp.md); its access tokens are bound to /mcp.
-  const issuer = deps.config.publicUrl?.replace(/\/+$/, '') ?? '';
-  app.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
-    type: 'oauth2',
-    description:
-      'OAuth 2.1 (authorization code with PKCE S256, dynamic registration) for MCP clients. Access tokens are ' +
-      'accepted by POST /mcp only (the /v1 operations take API keys); each tool needs the scope of the REST ' +
-      "operation it wraps, named in that operation's `x-scope`.",
-    flows: {
-      authorizationCode: {
-        authorizationUrl: `${issuer}${OAUTH_ROUTES.authorization}`,
-        tokenUrl: `${issuer}${OAUTH_ROUTES.token}`,
-        refreshUrl: `${issuer}${OAUTH_ROUTES.token}`,
-        scopes: SCOPE_DESCRIPTIONS,
-      },
-    },
-  });
-  documentMcp(app.openAPIRegistry);
-  documentWebhookEvents(app.openAPIRegistry);
+  for (const part of parts) part(app.openAPIRegistry, deps);
 }

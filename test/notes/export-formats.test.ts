@@ -10,7 +10,7 @@ import {
   toText,
   toVtt,
 } from '../../src/features/notes/export/export-formats.ts';
-import { parseTranscript } from '../../src/features/processing/parse-transcript.ts';
+import { parseTranscript } from '../../src/features/transcripts/parse-transcript.ts';
 import { clock } from '../../src/lib/time.ts';
 
 const NOTE: ExportableNote = {

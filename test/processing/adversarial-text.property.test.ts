@@ -3,8 +3,8 @@ import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { Piscina } from 'piscina';
 import { afterAll, describe, expect, it } from 'vitest';
-import { renderTranscript } from '../../src/features/notes/notes.view.ts';
-import type { TranscriptSegment } from '../../src/features/processing/parse-transcript.ts';
+import type { TranscriptSegment } from '../../src/features/transcripts/parse-transcript.ts';
+import { renderTranscript } from '../../src/features/transcripts/render-transcript.ts';
 
 /**
  * Hostile text at every analyzer stage (parsing, sentences, summary, title, highlights, action items, due

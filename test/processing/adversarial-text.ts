@@ -1,8 +1,6 @@
-import { renderTranscript } from '../../src/features/notes/notes.view.ts';
 import { analyzeTranscript, createSpeakerDirectory } from '../../src/features/processing/analyze-builtin.ts';
 import { extractActionItems } from '../../src/features/processing/extract-action-items.ts';
 import { keyPhrase, makeTitle } from '../../src/features/processing/make-title.ts';
-import { parseTranscript, type TranscriptSegment } from '../../src/features/processing/parse-transcript.ts';
 import { pickHighlights } from '../../src/features/processing/pick-highlights.ts';
 import { resolveDueDate } from '../../src/features/processing/resolve-due-date.ts';
 import {
@@ -13,13 +11,15 @@ import {
   tokenize,
   truncateText,
 } from '../../src/features/processing/sentences.ts';
-import { transcriptContentType } from '../../src/features/processing/store-transcript.ts';
 import { scoreSentences, summarizeTranscript } from '../../src/features/processing/summarize.ts';
 import { chunkNote, splitLongText } from '../../src/features/search/chunk-note.ts';
 import { analyzeQuery } from '../../src/features/search/query.ts';
 import { buildSnippet } from '../../src/features/search/snippet.ts';
 import { porterStem } from '../../src/features/search/text/porter-stem.ts';
 import { foldWord, tokenize as searchTokenize, words } from '../../src/features/search/text/tokens.ts';
+import { parseTranscript, type TranscriptSegment } from '../../src/features/transcripts/parse-transcript.ts';
+import { renderTranscript } from '../../src/features/transcripts/render-transcript.ts';
+import { transcriptContentType } from '../../src/features/transcripts/store-transcript.ts';
 
 /**
  * Every analyzer stage that user text goes through, one after the other, on one text: what the adversarial

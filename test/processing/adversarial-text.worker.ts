@@ -1,4 +1,4 @@
-import type { TranscriptSegment } from '../../src/features/processing/parse-transcript.ts';
+import type { TranscriptSegment } from '../../src/features/transcripts/parse-transcript.ts';
 import { runEveryStage, runPipeline } from './adversarial-text.ts';
 
 /** One adversarial case in a thread of its own, so that a case that never ends can be stopped (a thread is). */

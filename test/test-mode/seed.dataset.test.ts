@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderTranscript } from '../../src/features/notes/notes.view.ts';
 import { buildSeedDataset } from '../../src/features/test-mode/seed.dataset.ts';
+import { renderTranscript } from '../../src/features/transcripts/render-transcript.ts';
 import { isCalendarDate } from '../../src/lib/time.ts';
 
 const DAY = 86_400_000;

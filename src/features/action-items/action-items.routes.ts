@@ -18,54 +18,56 @@ const json = <T>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },
 });
 
+const listActionItemsRoute = createRoute(
+  scopedRoute('actions:read', {
+    method: 'get',
+    path: '/',
+    tags: ['Action items'],
+    operationId: 'listActionItems',
+    summary: 'List action items',
+    description:
+      'Action items across all notes, newest first (`created_at` desc, then `id` desc), filterable by ' +
+      '`status`, `note_id` and `assignee`.',
+    request: { query: ListActionItemsQuery },
+    responses: { 200: json(ActionItemList, 'A page of action items.'), ...commonErrors },
+  }),
+);
+
+const updateActionItemRoute = (deps: Deps) =>
+  createRoute(
+    scopedRoute('actions:write', {
+      method: 'patch',
+      path: '/{id}',
+      tags: ['Action items'],
+      operationId: 'updateActionItem',
+      summary: 'Update an action item',
+      description:
+        'Sets `status`, `text`, `due` and/or `assignee`; `null` clears `due` or `assignee`. Completing ' +
+        'sets `completed_at` (unchanged if it already was completed); back to `pending` removes it.',
+      middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+      request: {
+        params: ActionItemIdParam,
+        body: { required: true, content: { 'application/json': { schema: UpdateActionItemBody } } },
+      },
+      responses: {
+        200: json(ActionItem, 'The whole action item after the update.'),
+        ...commonErrors,
+        ...notFoundError,
+        ...bodyErrors,
+      },
+    }),
+  );
+
 /** /v1/action-items: list across notes, update one. Routes parse, call the service, shape nothing else. */
 export function actionItemsRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-  app.openapi(
-    createRoute(
-      scopedRoute('actions:read', {
-        method: 'get',
-        path: '/',
-        tags: ['Action items'],
-        operationId: 'listActionItems',
-        summary: 'List action items',
-        description:
-          'Action items across all notes, newest first (`created_at` desc, then `id` desc), filterable by ' +
-          '`status`, `note_id` and `assignee`.',
-        request: { query: ListActionItemsQuery },
-        responses: { 200: json(ActionItemList, 'A page of action items.'), ...commonErrors },
-      }),
-    ),
-    async (c) => c.json(await listActionItems(deps, c.get('actor'), c.req.valid('query')), 200),
+  app.openapi(listActionItemsRoute, async (c) =>
+    c.json(await listActionItems(deps, c.get('actor'), c.req.valid('query')), 200),
   );
 
-  app.openapi(
-    createRoute(
-      scopedRoute('actions:write', {
-        method: 'patch',
-        path: '/{id}',
-        tags: ['Action items'],
-        operationId: 'updateActionItem',
-        summary: 'Update an action item',
-        description:
-          'Sets `status`, `text`, `due` and/or `assignee`; `null` clears `due` or `assignee`. Completing ' +
-          'sets `completed_at` (unchanged if it already was completed); back to `pending` removes it.',
-        middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
-        request: {
-          params: ActionItemIdParam,
-          body: { required: true, content: { 'application/json': { schema: UpdateActionItemBody } } },
-        },
-        responses: {
-          200: json(ActionItem, 'The whole action item after the update.'),
-          ...commonErrors,
-          ...notFoundError,
-          ...bodyErrors,
-        },
-      }),
-    ),
-    async (c) =>
-      c.json(await updateActionItem(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json')), 200),
+  app.openapi(updateActionItemRoute(deps), async (c) =>
+    c.json(await updateActionItem(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json')), 200),
   );
 
   return app;

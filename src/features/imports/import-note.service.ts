@@ -7,10 +7,10 @@ import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent } from '../events/events.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
 import { toNoteListItem } from '../notes/notes.view.ts';
-import { prepareTranscript } from '../processing/prepared-transcript.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
-import { insertTranscript } from '../processing/store-transcript.ts';
 import { indexNote } from '../search/index-note.ts';
+import { prepareTranscript } from '../transcripts/prepared-transcript.ts';
+import { insertTranscript } from '../transcripts/store-transcript.ts';
 import type { ImportedNote } from './imported-note.ts';
 import { importsRepo } from './imports.repo.ts';
 

@@ -1,5 +1,8 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Deps } from '../../deps.ts';
 import { commonErrors } from '../../http/schemas.ts';
+import { OAUTH_ROUTES } from '../oauth/oauth.paths.ts';
+import { SCOPE_DESCRIPTIONS } from '../oauth/scope-descriptions.ts';
 
 const JsonRpcId = z.union([z.string(), z.number().int()]);
 
@@ -40,6 +43,29 @@ const McpResponse = z
       },
     },
   });
+
+/**
+ * The `oauth2` security scheme: the authorization server MCP clients sign in with (docs/mcp.md); its access
+ * tokens are bound to /mcp.
+ */
+export function documentMcpSignIn(registry: OpenAPIHono['openAPIRegistry'], deps: Deps): void {
+  const issuer = deps.config.publicUrl?.replace(/\/+$/, '') ?? '';
+  registry.registerComponent('securitySchemes', 'oauth2', {
+    type: 'oauth2',
+    description:
+      'OAuth 2.1 (authorization code with PKCE S256, dynamic registration) for MCP clients. Access tokens are ' +
+      'accepted by POST /mcp only (the /v1 operations take API keys); each tool needs the scope of the REST ' +
+      "operation it wraps, named in that operation's `x-scope`.",
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${issuer}${OAUTH_ROUTES.authorization}`,
+        tokenUrl: `${issuer}${OAUTH_ROUTES.token}`,
+        refreshUrl: `${issuer}${OAUTH_ROUTES.token}`,
+        scopes: SCOPE_DESCRIPTIONS,
+      },
+    },
+  });
+}
 
 /**
  * Describes `POST /mcp` in the OpenAPI document. It is served by the MCP SDK (mcp.routes.ts), not by an OpenAPI

@@ -2,7 +2,6 @@ import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { TypedResponse } from 'hono';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { idempotent, idempotentResponse } from '../../http/idempotency.ts';
 import { JSON_CONTENT_TYPE, jsonBody } from '../../http/middleware.ts';
 import {
   bodyErrors,
@@ -13,6 +12,8 @@ import {
   scopedRoute,
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
+import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
+import { transcriptBody, transcriptBodyLimit } from '../transcripts/transcript-body.ts';
 import { exportRoutes } from './export/export.routes.ts';
 import {
   CreateNoteBody,
@@ -35,135 +36,135 @@ const json = <T>(schema: T, description: string, example?: unknown) => ({
   content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
 });
 
+const listNotesRoute = createRoute(
+  scopedRoute('notes:read', {
+    method: 'get',
+    path: '/',
+    tags: ['Notes'],
+    operationId: 'listNotes',
+    summary: 'List notes',
+    description: 'Newest first (`created_at` desc, then `id` desc).',
+    request: { query: ListNotesQuery },
+    responses: {
+      200: json(NoteList, 'A page of notes.'),
+      ...commonErrors,
+    },
+  }),
+);
+
+const getNoteRoute = createRoute(
+  scopedRoute('notes:read', {
+    method: 'get',
+    path: '/{id}',
+    tags: ['Notes'],
+    operationId: 'getNote',
+    summary: 'Get a note',
+    description: 'The note with transcript, action items, highlights and speakers.',
+    request: { params: NoteIdParam, query: GetNoteQuery },
+    responses: { 200: json(NoteDetail, 'The note.'), ...commonErrors, ...notFoundError },
+  }),
+);
+
+const updateNoteRoute = (deps: Deps) =>
+  createRoute(
+    scopedRoute('notes:write', {
+      method: 'patch',
+      path: '/{id}',
+      tags: ['Notes'],
+      operationId: 'updateNote',
+      summary: 'Update a note',
+      description: 'Sets the title and/or tags.',
+      middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+      request: {
+        params: NoteIdParam,
+        body: { required: true, content: { 'application/json': { schema: UpdateNoteBody } } },
+      },
+      responses: {
+        200: json(UpdateNoteResponse, 'The updated fields.'),
+        ...commonErrors,
+        ...notFoundError,
+        ...bodyErrors,
+      },
+    }),
+  );
+
+const deleteNoteRoute = createRoute(
+  scopedRoute('notes:write', {
+    method: 'delete',
+    path: '/{id}',
+    tags: ['Notes'],
+    operationId: 'deleteNote',
+    summary: 'Delete a note',
+    description: 'Permanently deletes the note and its recording, action items, highlights and speakers.',
+    request: { params: NoteIdParam },
+    responses: { 200: json(DeletedResponse, 'Deleted.'), ...commonErrors, ...notFoundError },
+  }),
+);
+
+const createNoteRoute = (deps: Deps) =>
+  createRoute(
+    scopedRoute('notes:write', {
+      method: 'post',
+      path: '/',
+      tags: ['Notes'],
+      operationId: 'createNote',
+      summary: 'Create a note from a transcript',
+      description:
+        'Accepts `Label: text` lines, WebVTT, SRT or timed segments. The note is stored at once with status ' +
+        '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
+        'Honors `Idempotency-Key`.',
+      middleware: [
+        jsonBody(transcriptBodyLimit, deps, transcriptBody(deps, 'echoed')),
+        idempotent(deps),
+      ] as const,
+      request: {
+        headers: IdempotencyHeaders,
+        body: { required: true, content: { 'application/json': { schema: CreateNoteBody } } },
+      },
+      responses: {
+        202: json(NoteDetail, 'The note, accepted for processing.', EXAMPLE_NOTE_ACCEPTED),
+        ...commonErrors,
+        ...bodyErrors,
+        ...idempotencyErrors,
+      },
+    }),
+  );
+
 /** /v1/notes: list, get, create, update, delete. Routes parse, call the service, shape nothing else. */
 export function notesRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const transcriptBodyLimit = Math.max(deps.config.maxBodyBytes, deps.config.maxTranscriptBytes * 2 + 65_536);
 
-  app.openapi(
-    createRoute(
-      scopedRoute('notes:read', {
-        method: 'get',
-        path: '/',
-        tags: ['Notes'],
-        operationId: 'listNotes',
-        summary: 'List notes',
-        description: 'Newest first (`created_at` desc, then `id` desc).',
-        request: { query: ListNotesQuery },
-        responses: {
-          200: json(NoteList, 'A page of notes.'),
-          ...commonErrors,
-        },
-      }),
-    ),
-    async (c) => c.json(await listNotes(deps, c.get('actor'), c.req.valid('query')), 200),
+  app.openapi(listNotesRoute, async (c) =>
+    c.json(await listNotes(deps, c.get('actor'), c.req.valid('query')), 200),
   );
 
-  app.openapi(
-    createRoute(
-      scopedRoute('notes:write', {
-        method: 'post',
-        path: '/',
-        tags: ['Notes'],
-        operationId: 'createNote',
-        summary: 'Create a note from a transcript',
-        description:
-          'Accepts `Label: text` lines, WebVTT, SRT or timed segments. The note is stored at once with status ' +
-          '`processing`; summary, action items and highlights follow when processing completes (`note.processed`). ' +
-          'Honors `Idempotency-Key`.',
-        middleware: [
-          jsonBody(() => transcriptBodyLimit, deps, { transcript: 'echoed' }),
-          idempotent(deps),
-        ] as const,
-        request: {
-          headers: IdempotencyHeaders,
-          body: { required: true, content: { 'application/json': { schema: CreateNoteBody } } },
-        },
-        responses: {
-          202: json(NoteDetail, 'The note, accepted for processing.', EXAMPLE_NOTE_ACCEPTED),
-          ...commonErrors,
-          ...bodyErrors,
-          ...idempotencyErrors,
-        },
-      }),
-    ),
-    async (c) => {
-      const { json } = await acceptNote(deps, c.get('actor'), c.req.valid('json'), {
-        idempotency: idempotentResponse(c, 202),
-        prepared: c.get('preparedTranscript'),
-      });
-      // The JSON text c.json would send (noteDetailJson), made without serialising the transcript here.
-      const answer = c.body(json, 202, { 'Content-Type': JSON_CONTENT_TYPE });
-      return answer as unknown as TypedResponse<NoteDetailView, 202, 'json'>;
-    },
-  );
+  app.openapi(createNoteRoute(deps), async (c) => {
+    const { json } = await acceptNote(deps, c.get('actor'), c.req.valid('json'), {
+      idempotency: idempotentResponse(c, 202),
+      prepared: c.get('preparedTranscript'),
+    });
+    // The JSON text c.json would send (noteDetailJson), made without serialising the transcript here.
+    const answer = c.body(json, 202, { 'Content-Type': JSON_CONTENT_TYPE });
+    return answer as unknown as TypedResponse<NoteDetailView, 202, 'json'>;
+  });
 
-  app.openapi(
-    createRoute(
-      scopedRoute('notes:read', {
-        method: 'get',
-        path: '/{id}',
-        tags: ['Notes'],
-        operationId: 'getNote',
-        summary: 'Get a note',
-        description: 'The note with transcript, action items, highlights and speakers.',
-        request: { params: NoteIdParam, query: GetNoteQuery },
-        responses: { 200: json(NoteDetail, 'The note.'), ...commonErrors, ...notFoundError },
+  app.openapi(getNoteRoute, async (c) => {
+    const include = c.req.valid('query').include ?? '';
+    return c.json(
+      await getNote(deps, c.get('actor'), c.req.valid('param').id, {
+        segments: include.includes('segments'),
       }),
-    ),
-    async (c) => {
-      const include = c.req.valid('query').include ?? '';
-      return c.json(
-        await getNote(deps, c.get('actor'), c.req.valid('param').id, {
-          segments: include.includes('segments'),
-        }),
-        200,
-      );
-    },
-  );
+      200,
+    );
+  });
 
-  app.openapi(
-    createRoute(
-      scopedRoute('notes:write', {
-        method: 'patch',
-        path: '/{id}',
-        tags: ['Notes'],
-        operationId: 'updateNote',
-        summary: 'Update a note',
-        description: 'Sets the title and/or tags.',
-        middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
-        request: {
-          params: NoteIdParam,
-          body: { required: true, content: { 'application/json': { schema: UpdateNoteBody } } },
-        },
-        responses: {
-          200: json(UpdateNoteResponse, 'The updated fields.'),
-          ...commonErrors,
-          ...notFoundError,
-          ...bodyErrors,
-        },
-      }),
-    ),
-    async (c) => {
-      const updated = await updateNote(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json'));
-      return c.json(updated, 200);
-    },
-  );
+  app.openapi(updateNoteRoute(deps), async (c) => {
+    const updated = await updateNote(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json'));
+    return c.json(updated, 200);
+  });
 
-  app.openapi(
-    createRoute(
-      scopedRoute('notes:write', {
-        method: 'delete',
-        path: '/{id}',
-        tags: ['Notes'],
-        operationId: 'deleteNote',
-        summary: 'Delete a note',
-        description: 'Permanently deletes the note and its recording, action items, highlights and speakers.',
-        request: { params: NoteIdParam },
-        responses: { 200: json(DeletedResponse, 'Deleted.'), ...commonErrors, ...notFoundError },
-      }),
-    ),
-    async (c) => c.json(await deleteNote(deps, c.get('actor'), c.req.valid('param').id), 200),
+  app.openapi(deleteNoteRoute, async (c) =>
+    c.json(await deleteNote(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
 
   // Sub-resources of a note, in files of their own.

@@ -8,13 +8,14 @@ import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent, redactNoteEvents } from '../events/events.ts';
 import { redactResponsesOf, type SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
-import { insertTranscript, type PreparedFrom, prepareInput } from '../processing/store-transcript.ts';
 import { refreshNoteIndex, removeNoteFromIndex } from '../search/index-note.ts';
 import { deleteAudioFiles } from '../storage/audio-storage.ts';
+import { insertTranscript, type PreparedFrom, prepareInput } from '../transcripts/store-transcript.ts';
 import { cancelDeliveriesOfEvents } from '../webhooks/delivery/cancel-note-deliveries.ts';
 import { notesRepo } from './notes.repo.ts';
 import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
 import { type NoteParts, noteDetailJson, toNoteDetail, toNoteListItem } from './notes.view.ts';
+import { insertNoteRow, storedNoteParts } from './stored-note.service.ts';
 
 /** The caller's note, or undefined; a value that is not a note id is not looked up (NUL cannot reach PostgreSQL). */
 function findNote(db: Db, actor: Actor, id: string) {
@@ -47,17 +48,7 @@ export function getNote(deps: Deps, actor: Actor, id: string, options: { segment
 async function noteDetail(db: Db, actor: Actor, id: string, withSegments: boolean) {
   const note = await findNote(db, actor, id);
   if (!note) throw notFound('note', id);
-  return toNoteDetail(note, await loadParts(db, id, withSegments), withSegments);
-}
-
-async function loadParts(db: Db, noteId: string, withSegments: boolean) {
-  const [segments, speakers, highlights, actionItems] = await Promise.all([
-    withSegments ? notesRepo.segments(db, noteId) : Promise.resolve([]),
-    notesRepo.speakers(db, noteId),
-    notesRepo.highlights(db, noteId),
-    notesRepo.actionItems(db, noteId),
-  ]);
-  return { segments, speakers, highlights, actionItems };
+  return toNoteDetail(note, await storedNoteParts(db, id, withSegments), withSegments);
 }
 
 /**
@@ -163,9 +154,8 @@ export async function acceptNote(
   const s = spaceOf(actor);
   const created = toNoteDetail(note, newNoteParts(transcript.labels, names), false);
   await deps.db.transaction().execute(async (trx) => {
-    await notesRepo.insert(trx, note);
+    await insertNoteRow(trx, s, note, tags);
     await insertTranscript(trx, s, note.id, transcript, names);
-    await notesRepo.replaceTags(trx, s, note.id, tags);
     await recordEvent(trx, s, 'note.created', toNoteListItem({ ...note, highlight_count: 0 }));
     await enqueueProcessing(trx, s, note.id, deps.config.worker.maxAttempts);
     await options.idempotency?.(trx, note.id, created);

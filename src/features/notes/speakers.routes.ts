@@ -8,40 +8,41 @@ import { NoteIdParam } from './notes.schema.ts';
 import { UpdateSpeakersBody, UpdateSpeakersResponse } from './speakers.schema.ts';
 import { updateSpeakers } from './speakers.service.ts';
 
+const renameSpeakersRoute = (deps: Deps) =>
+  createRoute(
+    scopedRoute('notes:write', {
+      method: 'patch',
+      path: '/{id}/speakers',
+      operationId: 'renameSpeakers',
+      tags: ['Notes'],
+      summary: 'Rename or merge speakers',
+      description:
+        '`speakers` sets display names by label (name 1–100 characters); `merge` merges two labels (every turn ' +
+        'of `from` becomes a turn of `into`; applied before the names). The transcript lines, the speakers list, ' +
+        'action-item assignees that carried a speaker’s old name and the search index follow. A label the note ' +
+        'does not have is a 400.',
+      middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+      request: {
+        params: NoteIdParam,
+        body: { required: true, content: { 'application/json': { schema: UpdateSpeakersBody } } },
+      },
+      responses: {
+        200: {
+          description: 'The note id and its speakers after the change.',
+          content: { 'application/json': { schema: UpdateSpeakersResponse } },
+        },
+        ...commonErrors,
+        ...notFoundError,
+        ...bodyErrors,
+      },
+    }),
+  );
+
 /** PATCH /v1/notes/{id}/speakers: mounted by notesRoutes. */
 export function speakersRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.openapi(
-    createRoute(
-      scopedRoute('notes:write', {
-        method: 'patch',
-        path: '/{id}/speakers',
-        operationId: 'renameSpeakers',
-        tags: ['Notes'],
-        summary: 'Rename or merge speakers',
-        description:
-          '`speakers` sets display names by label (name 1–100 characters); `merge` merges two labels (every turn ' +
-          'of `from` becomes a turn of `into`; applied before the names). The transcript lines, the speakers list, ' +
-          'action-item assignees that carried a speaker’s old name and the search index follow. A label the note ' +
-          'does not have is a 400.',
-        middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
-        request: {
-          params: NoteIdParam,
-          body: { required: true, content: { 'application/json': { schema: UpdateSpeakersBody } } },
-        },
-        responses: {
-          200: {
-            description: 'The note id and its speakers after the change.',
-            content: { 'application/json': { schema: UpdateSpeakersResponse } },
-          },
-          ...commonErrors,
-          ...notFoundError,
-          ...bodyErrors,
-        },
-      }),
-    ),
-    async (c) =>
-      c.json(await updateSpeakers(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json')), 200),
+  app.openapi(renameSpeakersRoute(deps), async (c) =>
+    c.json(await updateSpeakers(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json')), 200),
   );
   return app;
 }

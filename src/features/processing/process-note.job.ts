@@ -7,22 +7,21 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Space } from '../../lib/space.ts';
 import { nowIso, toIso } from '../../lib/time.ts';
-import { toActionItem } from '../action-items/action-items.view.ts';
-import { recordEvent } from '../events/events.ts';
 import { importsRepo } from '../imports/imports.repo.ts';
-import { notesRepo } from '../notes/notes.repo.ts';
-import { toNoteDetail } from '../notes/notes.view.ts';
-import { type PreparedNoteIndex, prepareNoteIndex, writeNoteIndex } from '../search/index-note.ts';
+import { findStoredNote, storedSegments, storedSpeakers } from '../notes/stored-note.service.ts';
 import type { AudioStorage } from '../storage/audio-storage.ts';
+import { prepareTranscript } from '../transcripts/prepared-transcript.ts';
+import { insertTranscript } from '../transcripts/store-transcript.ts';
 import { sentenceModelSettings } from './action-items/sentence-model.ts';
+import type { Analysis } from './analyze-builtin.ts';
 import { failNote } from './fail-note.ts';
 import { ProcessingTimeoutError } from './pool/processing-pool.ts';
-import { prepareTranscript } from './prepared-transcript.ts';
 import { processingRepo } from './processing.repo.ts';
+import { overBudget, ProcessingError } from './processing-error.ts';
 import { AnalysisImpossibleError, type Analyzer, builtinAnalyzer } from './providers/analyzer.ts';
 import { ProviderError } from './providers/provider-error.ts';
 import { NO_TRANSCRIBER_REASON, type Transcriber } from './providers/transcriber.ts';
-import { insertTranscript } from './store-transcript.ts';
+import { publishWithIndex } from './publish-note.ts';
 
 export const PROCESS_NOTE_JOB = 'process_note';
 
@@ -34,11 +33,6 @@ export function enqueueProcessing(
   maxAttempts: number,
 ) {
   return enqueueJob(db, { ...space, type: PROCESS_NOTE_JOB, payload: { note_id: noteId }, maxAttempts });
-}
-
-/** A failure whose message is meant for the note's owner (shown as `failure_reason`). */
-export class ProcessingError extends Error {
-  override name = 'ProcessingError';
 }
 
 export const ProcessNotePayload = z.object({ note_id: z.string().min(1) });
@@ -120,12 +114,12 @@ export async function processNote({
   lastAttempt = true,
 }: ProcessNoteOptions): Promise<'processed' | 'skipped' | 'failed'> {
   const { db } = deps;
-  const note = await notesRepo.find(db, space, noteId);
+  const note = await findStoredNote(db, space, noteId);
   if (!note || note.status === 'ready') {
     logger.info({ note_id: noteId }, note ? 'note is ready already' : 'note was deleted; nothing to process');
     return 'skipped';
   }
-  let segments = await notesRepo.segments(db, noteId);
+  let segments = await storedSegments(db, noteId);
   if (!segments.length && note.recording_id) {
     const transcribed = await transcribeNote({
       db,
@@ -136,9 +130,9 @@ export async function processNote({
       transcription,
     });
     if (transcribed === 'failed') return 'failed';
-    segments = await notesRepo.segments(db, noteId);
+    segments = await storedSegments(db, noteId);
   }
-  const speakers = await notesRepo.speakers(db, noteId);
+  const speakers = await storedSpeakers(db, noteId);
   if (!segments.length) throw new ProcessingError('The note has no transcript to analyze.');
   // The budget of the CPU work below (analysis and chunking, in processing threads): a thread still at it when
   // the budget runs out is stopped, and this attempt fails with a reason the owner can read.
@@ -171,8 +165,41 @@ export async function processNote({
   }
 
   const now = Date.now();
+  const { actionItems, highlights, sortedHighlights } = await analysisRows(db, space, note, analysis, now);
+  return publishWithIndex(
+    {
+      deps,
+      space,
+      noteId,
+      logger,
+      analysis,
+      now,
+      segments,
+      speakers,
+      actionItems,
+      highlights,
+      sortedHighlights,
+      lastAttempt,
+      budget,
+      budgetMs,
+    },
+    note,
+  );
+}
+
+/**
+ * The action items and highlights a note publishes: an imported note keeps what its source extracted, the
+ * analysis fills only what the source did not have.
+ */
+async function analysisRows(
+  db: Db,
+  space: Space,
+  note: { id: string; source?: string | null },
+  analysis: Analysis,
+  now: number,
+) {
+  const noteId = note.id;
   const owned = { note_id: noteId, account_id: space.accountId, mode: space.mode };
-  // An imported note keeps what its source extracted; the analysis fills only what the source did not have.
   const fromSource = note.source ? await importsRepo.extractions(db, noteId) : undefined;
   const analysed: ActionItemsTable[] = analysis.action_items.map((item, i) => {
     // One millisecond apart, so that listings ordered by created_at show the items in transcript order.
@@ -203,90 +230,8 @@ export async function processNote({
   const sortedHighlights = [...highlights].sort(
     (a, b) => a.timestamp_ms - b.timestamp_ms || compareIds(a.id, b.id),
   );
-  const engine = await deps.search.engine();
-
-  // The index is prepared for the title the note will have: the user's when they set one, else the analysis's.
-  // A rename between this and the transaction is seen there (the title differs): prepared again.
-  let current: { title: string; title_locked: number } = note;
-  for (let round = 1; ; round++) {
-    const title = current.title_locked === 1 ? current.title : analysis.title;
-    const index = await prepareNoteIndex(
-      deps,
-      engine,
-      noteId,
-      {
-        title,
-        summary: analysis.summary,
-        segments,
-        speakers,
-        highlights: sortedHighlights,
-        actionItems,
-      },
-      { withoutVectorsOnFailure: lastAttempt, signal: budget },
-    ).catch((err: unknown) => {
-      throw err instanceof ProcessingTimeoutError ? overBudget(budgetMs) : err;
-    });
-    const outcome = await publish(index, round < RENAME_ROUNDS);
-    if (outcome !== 'renamed') return outcome;
-    const reread = await notesRepo.find(db, space, noteId);
-    if (!reread || reread.status === 'ready') return 'skipped';
-    current = reread;
-  }
-
-  function publish(index: PreparedNoteIndex, recheck: boolean) {
-    return db
-      .transaction()
-      .execute(async (trx) => {
-        // On PostgreSQL this UPDATE locks the note's row first, as every writer of its index entries does.
-        const updated = await processingRepo.markReady(trx, space, noteId, {
-          title: analysis.title,
-          summary: analysis.summary,
-          now: toIso(now),
-          analysisNotes: analysis.analysis_notes,
-        });
-        // Deleted, or finished by another worker, since it was read above.
-        if (!updated) return 'skipped' as const;
-        // Renamed by its owner since the index was prepared: roll back, prepare again.
-        if (recheck && updated.title !== index.title) throw new Renamed();
-        await processingRepo.replaceActionItems(trx, noteId, actionItems);
-        await processingRepo.replaceHighlights(trx, noteId, highlights);
-        await writeNoteIndex(trx, engine, space, noteId, index);
-
-        for (const item of actionItems)
-          await recordEvent(trx, space, 'action_item.created', toActionItem(item));
-        const detail = toNoteDetail(
-          updated,
-          // The order GET /v1/notes/:id uses, so the event and the API agree.
-          { segments: [], speakers, highlights: sortedHighlights, actionItems },
-          false,
-        );
-        await recordEvent(trx, space, 'note.processed', detail);
-        logger.info(
-          { note_id: noteId, action_items: actionItems.length, highlights: highlights.length },
-          'note processed',
-        );
-        return 'processed' as const;
-      })
-      .catch((err: unknown) => {
-        if (err instanceof Renamed) return 'renamed' as const;
-        throw err;
-      });
-  }
+  return { actionItems, highlights, sortedHighlights };
 }
-
-/** The reason a note fails with when its analysis ran out of time on every attempt. */
-function overBudget(budgetMs: number): ProcessingError {
-  const limit = budgetMs % 1000 === 0 ? `${budgetMs / 1000} seconds` : `${budgetMs} ms`;
-  return new ProcessingError(
-    `Analysis was stopped because it took longer than the ${limit} allowed. The transcript may be too long or too unusual (for example one very long word or line) to analyze; a shorter or cleaned-up transcript can be submitted as a new note.`,
-  );
-}
-
-/** How often a publish is prepared again because the note was renamed meanwhile; the last one keeps what it has. */
-const RENAME_ROUNDS = 3;
-
-/** Thrown to roll back a publish whose prepared index holds a title the note no longer has. */
-class Renamed extends Error {}
 
 /**
  * Transcribes the audio of a note and stores segments, speakers and transcript text in one transaction.

@@ -28,7 +28,7 @@ const NOTE_COLUMNS = [
   'analysis_notes',
 ] as const;
 
-/** Writes of the processing pipeline; reads of a note go through notesRepo. */
+/** Writes of the processing pipeline; reads of a note go through the notes feature (stored-note.service.ts). */
 export const processingRepo = {
   /**
    * Stores the analysis on the note and marks it ready, keeping a title the user set. Returns the updated

@@ -7,6 +7,13 @@ import busboy from 'busboy';
 import { AppError } from '../../lib/errors.ts';
 import { createTempPath, PRIVATE_FILE_MODE, removeTempFile } from '../storage/temp-files.ts';
 
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by POST /v1/recordings for a multipart body: the streamed upload (fields and temp file). */
+    upload?: MultipartUpload;
+  }
+}
+
 /** The audio part of an upload, already on disk. */
 export interface UploadedFile {
   /** Temp file under DATA_DIR; moved into storage on success, removed otherwise. */

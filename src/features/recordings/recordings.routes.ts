@@ -3,7 +3,6 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { idempotent, idempotentResponse } from '../../http/idempotency.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import {
   commonErrors,
@@ -16,8 +15,10 @@ import {
 import { validationHook, zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
 import { EXAMPLE } from '../../lib/schemas/examples.ts';
+import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
 import { CreateNoteBody } from '../notes/notes.schema.ts';
 import { removeTempFile } from '../storage/temp-files.ts';
+import { transcriptBody, transcriptBodyLimit } from '../transcripts/transcript-body.ts';
 import { audioResponseHeaders } from './audio-headers.ts';
 import { isMultipart, receiveMultipart } from './multipart-upload.ts';
 import {
@@ -50,8 +51,8 @@ const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
  * MAX_UPLOAD_BYTES, temp file removed whatever happens next), JSON is read like POST /v1/notes, anything else
  * is a 415 naming both.
  */
-function ingestBody(deps: Deps, transcriptBodyLimit: number): MiddlewareHandler<AppEnv> {
-  const readJson = jsonBody(() => transcriptBodyLimit, deps, { transcript: 'recorded' });
+function ingestBody(deps: Deps): MiddlewareHandler<AppEnv> {
+  const readJson = jsonBody(transcriptBodyLimit, deps, transcriptBody(deps, 'recorded'));
   return async (c, next) => {
     const type = c.req.header('content-type');
     if (isMultipart(type)) {
@@ -88,10 +89,87 @@ async function fingerprintBody(c: Context<AppEnv>): Promise<unknown> {
   };
 }
 
+const listRecordingsRoute = createRoute(
+  scopedRoute('recordings:read', {
+    method: 'get',
+    path: '/',
+    tags: ['Recordings'],
+    operationId: 'listRecordings',
+    summary: 'List recordings',
+    description: 'Newest first (`created_at` desc, then `id` desc); `from`/`to` as for notes.',
+    request: { query: ListRecordingsQuery },
+    responses: { 200: json(RecordingList, 'A page of recordings.'), ...commonErrors },
+  }),
+);
+
+const getRecordingRoute = createRoute(
+  scopedRoute('recordings:read', {
+    method: 'get',
+    path: '/{id}',
+    tags: ['Recordings'],
+    operationId: 'getRecording',
+    summary: 'Get a recording',
+    description: 'Type, size and duration of a recording, and its note.',
+    request: { params: RecordingIdParam },
+    responses: { 200: json(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
+  }),
+);
+
+const audioContent = {
+  'audio/*': { schema: z.string().openapi({ type: 'string', format: 'binary' } as never) },
+};
+// The example recording (EXAMPLE): 28 880 417 bytes of MP3; the range is its first MiB.
+const header = (description: string, type: 'string' | 'integer', example: string | number) => ({
+  description,
+  schema: { type },
+  example,
+});
+const audioHeaders = (range: boolean) => ({
+  'Content-Type': header('The stored type, sniffed from the bytes at upload.', 'string', 'audio/mpeg'),
+  'Content-Length': header('Bytes in this response.', 'integer', range ? 1_048_576 : 28_880_417),
+  ...(range
+    ? {
+        'Content-Range': header('The bytes sent, of the whole file.', 'string', 'bytes 0-1048575/28880417'),
+      }
+    : {}),
+  'Accept-Ranges': header('Byte ranges are supported.', 'string', 'bytes'),
+  ETag: header(
+    'Identifies this file; send it back in `If-Range`.',
+    'string',
+    `"${EXAMPLE.recordingId}-28880417"`,
+  ),
+  'Content-Disposition': header('The file name.', 'string', `inline; filename="${EXAMPLE.recordingId}.mp3"`),
+});
+
+const getRecordingAudioRoute = createRoute(
+  scopedRoute('recordings:read', {
+    method: 'get',
+    path: '/{id}/audio',
+    tags: ['Recordings'],
+    operationId: 'getRecordingAudio',
+    summary: 'Download the audio of a recording',
+    description:
+      'Streams the stored file with its content type. Supports a single `Range: bytes=…` (206 with ' +
+      '`Content-Range`; 416 when it starts past the end; several ranges get the whole file) and `If-Range` ' +
+      'with the `ETag`. A recording made from a transcript has no audio (404).',
+    request: { params: RecordingIdParam },
+    responses: {
+      200: { description: 'The whole audio file.', headers: audioHeaders(false), content: audioContent },
+      206: {
+        description: 'The requested byte range.',
+        headers: audioHeaders(true),
+        content: audioContent,
+      },
+      ...commonErrors,
+      ...notFoundError,
+      416: error('The range starts past the end of the file (`Content-Range: bytes */<size>`).'),
+    },
+  }),
+);
+
 /** /v1/recordings: ingest (audio upload or transcript), list, get, download the audio. */
 export function recordingsRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const transcriptBodyLimit = Math.max(deps.config.maxBodyBytes, deps.config.maxTranscriptBytes * 2 + 65_536);
 
   // Documented here, served by app.post below: the multipart body is streamed, so no validator may buffer it.
   const { middleware: ingestMiddleware, ...ingestRoute } = createRoute(
@@ -109,7 +187,7 @@ export function recordingsRoutes(deps: Deps) {
         '`note.processed` when processing completes. Audio is transcribed by the configured provider first; ' +
         'without one the note ends `failed` with the reason. Honors `Idempotency-Key` (for uploads the file ' +
         'is compared by its SHA-256).',
-      middleware: [ingestBody(deps, transcriptBodyLimit), idempotent(deps, { bodyOf: fingerprintBody })],
+      middleware: [ingestBody(deps), idempotent(deps, { bodyOf: fingerprintBody })],
       request: {
         headers: IdempotencyHeaders,
         body: {
@@ -159,115 +237,35 @@ export function recordingsRoutes(deps: Deps) {
     return c.json(accepted, 202);
   });
 
-  app.openapi(
-    createRoute(
-      scopedRoute('recordings:read', {
-        method: 'get',
-        path: '/',
-        tags: ['Recordings'],
-        operationId: 'listRecordings',
-        summary: 'List recordings',
-        description: 'Newest first (`created_at` desc, then `id` desc); `from`/`to` as for notes.',
-        request: { query: ListRecordingsQuery },
-        responses: { 200: json(RecordingList, 'A page of recordings.'), ...commonErrors },
-      }),
-    ),
-    async (c) => c.json(await listRecordings(deps, c.get('actor'), c.req.valid('query')), 200),
+  app.openapi(listRecordingsRoute, async (c) =>
+    c.json(await listRecordings(deps, c.get('actor'), c.req.valid('query')), 200),
   );
 
-  app.openapi(
-    createRoute(
-      scopedRoute('recordings:read', {
-        method: 'get',
-        path: '/{id}',
-        tags: ['Recordings'],
-        operationId: 'getRecording',
-        summary: 'Get a recording',
-        description: 'Type, size and duration of a recording, and its note.',
-        request: { params: RecordingIdParam },
-        responses: { 200: json(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
-      }),
-    ),
-    async (c) => c.json(await getRecording(deps, c.get('actor'), c.req.valid('param').id), 200),
+  app.openapi(getRecordingRoute, async (c) =>
+    c.json(await getRecording(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
 
-  const audioContent = {
-    'audio/*': { schema: z.string().openapi({ type: 'string', format: 'binary' } as never) },
-  };
-  // The example recording (EXAMPLE): 28 880 417 bytes of MP3; the range is its first MiB.
-  const header = (description: string, type: 'string' | 'integer', example: string | number) => ({
-    description,
-    schema: { type },
-    example,
+  app.openapi(getRecordingAudioRoute, async (c) => {
+    const audio = await readRecordingAudio(deps, c.get('actor'), c.req.valid('param').id, {
+      range: c.req.header('range'),
+      ifRange: c.req.header('if-range'),
+    });
+    if (audio.kind === 'unsatisfiable') {
+      throw new AppError(
+        'range_not_satisfiable',
+        `The requested range is not satisfiable: the file has ${audio.size} bytes.`,
+        { param: 'Range', headers: { 'Content-Range': `bytes */${audio.size}`, 'Accept-Ranges': 'bytes' } },
+      );
+    }
+    const headers: Record<string, string> = {
+      ...audioResponseHeaders(audio),
+      'Content-Disposition': `inline; filename="${audio.filename}"`,
+    };
+    // HEAD: the headers only, and no file opened.
+    if (c.req.method === 'HEAD') return c.body(null, audio.status, headers);
+    const stream = Readable.toWeb(await audio.open()) as unknown as ReadableStream<Uint8Array>;
+    return c.body(stream, audio.status, headers);
   });
-  const audioHeaders = (range: boolean) => ({
-    'Content-Type': header('The stored type, sniffed from the bytes at upload.', 'string', 'audio/mpeg'),
-    'Content-Length': header('Bytes in this response.', 'integer', range ? 1_048_576 : 28_880_417),
-    ...(range
-      ? {
-          'Content-Range': header('The bytes sent, of the whole file.', 'string', 'bytes 0-1048575/28880417'),
-        }
-      : {}),
-    'Accept-Ranges': header('Byte ranges are supported.', 'string', 'bytes'),
-    ETag: header(
-      'Identifies this file; send it back in `If-Range`.',
-      'string',
-      `"${EXAMPLE.recordingId}-28880417"`,
-    ),
-    'Content-Disposition': header(
-      'The file name.',
-      'string',
-      `inline; filename="${EXAMPLE.recordingId}.mp3"`,
-    ),
-  });
-  app.openapi(
-    createRoute(
-      scopedRoute('recordings:read', {
-        method: 'get',
-        path: '/{id}/audio',
-        tags: ['Recordings'],
-        operationId: 'getRecordingAudio',
-        summary: 'Download the audio of a recording',
-        description:
-          'Streams the stored file with its content type. Supports a single `Range: bytes=…` (206 with ' +
-          '`Content-Range`; 416 when it starts past the end; several ranges get the whole file) and `If-Range` ' +
-          'with the `ETag`. A recording made from a transcript has no audio (404).',
-        request: { params: RecordingIdParam },
-        responses: {
-          200: { description: 'The whole audio file.', headers: audioHeaders(false), content: audioContent },
-          206: {
-            description: 'The requested byte range.',
-            headers: audioHeaders(true),
-            content: audioContent,
-          },
-          ...commonErrors,
-          ...notFoundError,
-          416: error('The range starts past the end of the file (`Content-Range: bytes */<size>`).'),
-        },
-      }),
-    ),
-    async (c) => {
-      const audio = await readRecordingAudio(deps, c.get('actor'), c.req.valid('param').id, {
-        range: c.req.header('range'),
-        ifRange: c.req.header('if-range'),
-      });
-      if (audio.kind === 'unsatisfiable') {
-        throw new AppError(
-          'range_not_satisfiable',
-          `The requested range is not satisfiable: the file has ${audio.size} bytes.`,
-          { param: 'Range', headers: { 'Content-Range': `bytes */${audio.size}`, 'Accept-Ranges': 'bytes' } },
-        );
-      }
-      const headers: Record<string, string> = {
-        ...audioResponseHeaders(audio),
-        'Content-Disposition': `inline; filename="${audio.filename}"`,
-      };
-      // HEAD: the headers only, and no file opened.
-      if (c.req.method === 'HEAD') return c.body(null, audio.status, headers);
-      const stream = Readable.toWeb(await audio.open()) as unknown as ReadableStream<Uint8Array>;
-      return c.body(stream, audio.status, headers);
-    },
-  );
 
   return app;
 }

@@ -12,19 +12,19 @@ import { nowIso, parseDateTime } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent } from '../events/events.ts';
 import type { SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
-import { notesRepo } from '../notes/notes.repo.ts';
 import { type CreateNoteInput, Tags, Title } from '../notes/notes.schema.ts';
 import { toNoteListItem } from '../notes/notes.view.ts';
-import type { PreparedTranscript } from '../processing/prepared-transcript.ts';
+import { insertNoteRow } from '../notes/stored-note.service.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
+import { audioKey } from '../storage/audio-storage.ts';
+import type { PreparedTranscript } from '../transcripts/prepared-transcript.ts';
 import {
   insertTranscript,
   type PreparedFrom,
   prepareInput,
   transcriptContentType,
   transcriptDigest,
-} from '../processing/store-transcript.ts';
-import { audioKey } from '../storage/audio-storage.ts';
+} from '../transcripts/store-transcript.ts';
 import { parseRange } from './byte-range.ts';
 import type { UploadedFile } from './multipart-upload.ts';
 import { probeAudio } from './probe-audio.ts';
@@ -352,9 +352,8 @@ async function insertIngest(
 ): Promise<void> {
   const s = spaceOf(actor);
   const { note, recording } = ingest;
-  await notesRepo.insert(trx, note);
+  await insertNoteRow(trx, s, note, JSON.parse(note.tags) as string[]);
   if (ingest.transcript) await insertTranscript(trx, s, note.id, ingest.transcript, ingest.speakerNames);
-  await notesRepo.replaceTags(trx, s, note.id, JSON.parse(note.tags) as string[]);
   await recordingsRepo.insert(trx, recording);
   await recordEvent(trx, s, 'recording.ready', toRecording(recording));
   await recordEvent(trx, s, 'note.created', toNoteListItem({ ...note, highlight_count: 0 }));

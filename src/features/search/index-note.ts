@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { nowIso } from '../../lib/time.ts';
-import { notesRepo } from '../notes/notes.repo.ts';
+import { findStoredNote, storedNoteParts } from '../notes/stored-note.service.ts';
 import type { NoteContent } from './chunk-note.ts';
 import { type Embedder, isZero, normalize } from './embedders/embedder.ts';
 import { type NewChunkRow, type Space, searchRepo } from './search.repo.ts';
@@ -123,12 +123,7 @@ async function storedContent(
   db: Db,
   note: { id: string; title: string; summary: string },
 ): Promise<NoteContent> {
-  const [segments, speakers, highlights, actionItems] = await Promise.all([
-    notesRepo.segments(db, note.id),
-    notesRepo.speakers(db, note.id),
-    notesRepo.highlights(db, note.id),
-    notesRepo.actionItems(db, note.id),
-  ]);
+  const { segments, speakers, highlights, actionItems } = await storedNoteParts(db, note.id, true);
   return { title: note.title, summary: note.summary, segments, speakers, highlights, actionItems };
 }
 
@@ -167,7 +162,7 @@ export async function indexNote(
 ): Promise<'indexed' | 'removed'> {
   const engine = await deps.search.engine();
   for (let round = 1; ; round++) {
-    const note = await notesRepo.find(deps.db, space, noteId);
+    const note = await findStoredNote(deps.db, space, noteId);
     const prepared =
       note?.status === 'ready'
         ? await prepareNoteIndex(deps, engine, noteId, await storedContent(deps.db, note), options)

@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Mode } from '../../db/schema.ts';
-import { createLocalDirStorage } from './local-dir-storage.ts';
 
 /** An inclusive byte range, as HTTP `Range: bytes=start-end` means it. */
 export interface ByteRange {
@@ -25,11 +24,6 @@ export interface AudioStorage {
   withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T>;
   /** Removes the object; removing one that is not there is not an error. */
   delete(key: string): Promise<void>;
-}
-
-/** The storage the configuration selects: files under `<DATA_DIR>/audio`. */
-export function createAudioStorage(config: { dataDir: string }): AudioStorage {
-  return createLocalDirStorage(config.dataDir);
 }
 
 const KEY_RE = /^(?:live|test)\/acct_[0-9A-Za-z]+\/rec_[0-9A-Za-z]{24}(?:\.[a-z0-9]{2,5})?$/;

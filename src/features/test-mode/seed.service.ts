@@ -2,7 +2,7 @@ import type { Db, Mode } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { newId } from '../../lib/ids.ts';
 import { toIso } from '../../lib/time.ts';
-import { renderTranscript } from '../notes/notes.view.ts';
+import { renderTranscript } from '../transcripts/render-transcript.ts';
 import { buildSeedDataset, type SeedNote } from './seed.dataset.ts';
 import { type SeedRows, seedRepo } from './seed.repo.ts';
 

@@ -12,67 +12,69 @@ const json = <T>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },
 });
 
+const testWebhookRoute = createRoute(
+  scopedRoute('webhooks:manage', {
+    method: 'post',
+    path: '/{id}/test',
+    operationId: 'testWebhook',
+    tags: ['Webhooks'],
+    summary: 'Send a test event',
+    description:
+      'Sends a signed `webhook.test` event (`data: {webhook_id, message}`) to this webhook only, now, once ' +
+      '(no retries; also when the webhook is inactive), and answers with the attempt’s outcome. The attempt ' +
+      'appears in the webhook’s delivery log like any delivery. A receiver that answers non-2xx, times out ' +
+      'or is refused by the outbound guard gives `delivered: false` with the reason, still a 200. At most ' +
+      'WEBHOOKS_CONCURRENCY_PER_ACCOUNT test events of an account are in flight at once (429 `rate_limited` ' +
+      'with Retry-After beyond).',
+    request: { params: WebhookIdParam },
+    responses: {
+      200: json(TestDelivery, 'The outcome of the attempt.'),
+      ...commonErrors,
+      ...notFoundError,
+    },
+  }),
+);
+
+const rotateWebhookSecretRoute = (deps: Deps) =>
+  createRoute(
+    scopedRoute('webhooks:manage', {
+      method: 'post',
+      path: '/{id}/rotate-secret',
+      operationId: 'rotateWebhookSecret',
+      tags: ['Webhooks'],
+      summary: 'Rotate the signing secret',
+      description:
+        'Sets a new signing secret (given, or generated and returned once) while the old one keeps signing for ' +
+        '`overlap_seconds` (default WEBHOOKS_SECRET_OVERLAP_SECONDS, 24 h): meanwhile `webhook-signature` holds ' +
+        'two space-separated `v1,` signatures (new, then old) and `X-Svc-Signature` the new one. A rotation ' +
+        'during an overlap drops the oldest secret. `PATCH` with `secret` cuts over at once instead.',
+      middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+      request: {
+        params: WebhookIdParam,
+        body: { required: true, content: { 'application/json': { schema: RotateSecretBody } } },
+      },
+      responses: {
+        200: json(RotatedSecret, 'The rotation: the generated secret (once) and the end of the overlap.'),
+        ...commonErrors,
+        ...notFoundError,
+        ...bodyErrors,
+      },
+    }),
+  );
+
 /** POST /v1/webhooks/{id}/test and /rotate-secret: mounted by webhooksRoutes. */
 export function webhookExtrasRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-  app.openapi(
-    createRoute(
-      scopedRoute('webhooks:manage', {
-        method: 'post',
-        path: '/{id}/test',
-        operationId: 'testWebhook',
-        tags: ['Webhooks'],
-        summary: 'Send a test event',
-        description:
-          'Sends a signed `webhook.test` event (`data: {webhook_id, message}`) to this webhook only, now, once ' +
-          '(no retries; also when the webhook is inactive), and answers with the attempt’s outcome. The attempt ' +
-          'appears in the webhook’s delivery log like any delivery. A receiver that answers non-2xx, times out ' +
-          'or is refused by the outbound guard gives `delivered: false` with the reason, still a 200. At most ' +
-          'WEBHOOKS_CONCURRENCY_PER_ACCOUNT test events of an account are in flight at once (429 `rate_limited` ' +
-          'with Retry-After beyond).',
-        request: { params: WebhookIdParam },
-        responses: {
-          200: json(TestDelivery, 'The outcome of the attempt.'),
-          ...commonErrors,
-          ...notFoundError,
-        },
-      }),
-    ),
-    async (c) => c.json(await sendTestEvent(deps, c.get('actor'), c.req.valid('param').id), 200),
+  app.openapi(testWebhookRoute, async (c) =>
+    c.json(await sendTestEvent(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
 
-  app.openapi(
-    createRoute(
-      scopedRoute('webhooks:manage', {
-        method: 'post',
-        path: '/{id}/rotate-secret',
-        operationId: 'rotateWebhookSecret',
-        tags: ['Webhooks'],
-        summary: 'Rotate the signing secret',
-        description:
-          'Sets a new signing secret (given, or generated and returned once) while the old one keeps signing for ' +
-          '`overlap_seconds` (default WEBHOOKS_SECRET_OVERLAP_SECONDS, 24 h): meanwhile `webhook-signature` holds ' +
-          'two space-separated `v1,` signatures (new, then old) and `X-Svc-Signature` the new one. A rotation ' +
-          'during an overlap drops the oldest secret. `PATCH` with `secret` cuts over at once instead.',
-        middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
-        request: {
-          params: WebhookIdParam,
-          body: { required: true, content: { 'application/json': { schema: RotateSecretBody } } },
-        },
-        responses: {
-          200: json(RotatedSecret, 'The rotation: the generated secret (once) and the end of the overlap.'),
-          ...commonErrors,
-          ...notFoundError,
-          ...bodyErrors,
-        },
-      }),
+  app.openapi(rotateWebhookSecretRoute(deps), async (c) =>
+    c.json(
+      await rotateWebhookSecret(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json')),
+      200,
     ),
-    async (c) =>
-      c.json(
-        await rotateWebhookSecret(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json')),
-        200,
-      ),
   );
 
   return app;

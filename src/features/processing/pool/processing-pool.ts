@@ -7,8 +7,8 @@ import type { Answer, AskNote } from '../../ask/extractive.ts';
 import type { ParsedImport } from '../../imports/imported-note.ts';
 import type { ImportFileTask } from '../../imports/parse-import.ts';
 import type { Chunk, NoteContent } from '../../search/chunk-note.ts';
+import { type PreparedTranscript, prepareTranscriptText } from '../../transcripts/prepared-transcript.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
-import { type PreparedTranscript, prepareTranscriptText } from '../prepared-transcript.ts';
 import type {
   JsonBodyOptions,
   ParsedTranscriptBody,

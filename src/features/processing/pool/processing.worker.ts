@@ -7,13 +7,13 @@ import { type Answer, type AskNote, answerExtractively, DEFAULT_EXTRACTIVE } fro
 import type { ParsedImport } from '../../imports/imported-note.ts';
 import { type ImportFileTask, parseImportFile } from '../../imports/parse-import.ts';
 import { type Chunk, chunkNote, type NoteContent } from '../../search/chunk-note.ts';
-import { type Analysis, type AnalysisInput, analyzeTranscriptWithModel } from '../analyze-builtin.ts';
 import {
   type PreparedTranscript,
   prepareTranscriptText,
   type TranscriptUse,
   transferablesOf,
-} from '../prepared-transcript.ts';
+} from '../../transcripts/prepared-transcript.ts';
+import { type Analysis, type AnalysisInput, analyzeTranscriptWithModel } from '../analyze-builtin.ts';
 
 /**
  * The entry of a processing thread (see processing-pool.ts): the CPU-heavy stages of the pipeline, each a pure

@@ -1,8 +1,6 @@
 import type { Logger } from 'pino';
-import type { Config } from '../../../config.ts';
 import type { Analysis, AnalysisInput } from '../analyze-builtin.ts';
 import type { ProcessingPool } from '../pool/processing-pool.ts';
-import { createOpenAiAnalyzer } from './openai-analyzer.ts';
 
 export interface AnalyzeContext {
   logger: Logger;
@@ -33,13 +31,3 @@ export const builtinAnalyzer: Analyzer = {
   name: 'builtin',
   analyze: (input, ctx) => ctx.pool.analyze(input, ctx.signal),
 };
-
-/** The configured analyzer (ANALYZER=builtin|openai). */
-export function createAnalyzer(config: Config['analysis']): Analyzer {
-  switch (config.provider) {
-    case 'builtin':
-      return builtinAnalyzer;
-    case 'openai':
-      return createOpenAiAnalyzer(config, builtinAnalyzer);
-  }
-}

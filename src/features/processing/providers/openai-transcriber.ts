@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import type { OpenAiEndpoint } from '../../../config.ts';
 import { primaryLanguage } from '../../../lib/schemas/language.ts';
-import type { TranscriptSegment } from '../parse-transcript.ts';
+import type { TranscriptSegment } from '../../transcripts/parse-transcript.ts';
 import { fetchProvider, ProviderError } from './provider-error.ts';
 import type { AudioInput, Transcriber } from './transcriber.ts';
 

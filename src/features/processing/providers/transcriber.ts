@@ -1,6 +1,4 @@
-import type { Config } from '../../../config.ts';
-import type { TranscriptSegment } from '../parse-transcript.ts';
-import { createOpenAiTranscriber } from './openai-transcriber.ts';
+import type { TranscriptSegment } from '../../transcripts/parse-transcript.ts';
 
 /** The audio a transcriber is given: a local file (storage hands one out) and what kind of audio it is. */
 export interface AudioInput {
@@ -16,16 +14,6 @@ export interface AudioInput {
 export interface Transcriber {
   readonly name: string;
   transcribe(audio: AudioInput): Promise<TranscriptSegment[]>;
-}
-
-/** The configured transcriber, or undefined when none is (TRANSCRIBER=none). */
-export function createTranscriber(config: Config['transcription']): Transcriber | undefined {
-  switch (config.provider) {
-    case 'none':
-      return undefined;
-    case 'openai':
-      return createOpenAiTranscriber(config);
-  }
 }
 
 /** Why a note made from audio fails when no transcriber is configured. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTranscript } from '../../src/features/processing/parse-transcript.ts';
+import { parseTranscript } from '../../src/features/transcripts/parse-transcript.ts';
 import { AppError } from '../../src/lib/errors.ts';
 
 describe('parseTranscript', () => {

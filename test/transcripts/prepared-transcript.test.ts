@@ -2,17 +2,18 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/deps.ts';
-import { noteDetailJson, renderTranscript, toNoteDetail } from '../../src/features/notes/notes.view.ts';
-import { provisionalTitle } from '../../src/features/notes/provisional-title.ts';
-import { parseTranscript } from '../../src/features/processing/parse-transcript.ts';
+import { noteDetailJson, toNoteDetail } from '../../src/features/notes/notes.view.ts';
 import { createProcessingPool } from '../../src/features/processing/pool/processing-pool.ts';
+import { findRecordingByContent } from '../../src/features/recordings/recordings.service.ts';
+import { parseTranscript } from '../../src/features/transcripts/parse-transcript.ts';
 import {
   prepareTranscript,
   prepareTranscriptText,
   segmentAt,
-} from '../../src/features/processing/prepared-transcript.ts';
-import { prepareInput } from '../../src/features/processing/store-transcript.ts';
-import { findRecordingByContent } from '../../src/features/recordings/recordings.service.ts';
+} from '../../src/features/transcripts/prepared-transcript.ts';
+import { provisionalTitle } from '../../src/features/transcripts/provisional-title.ts';
+import { renderTranscript } from '../../src/features/transcripts/render-transcript.ts';
+import { prepareInput } from '../../src/features/transcripts/store-transcript.ts';
 import { requestFingerprint } from '../../src/lib/request-fingerprint.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { renderTranscript } from '../notes/notes.view.ts';
-import { provisionalTitle } from '../notes/provisional-title.ts';
 import { parseTranscript, type TranscriptSegment } from './parse-transcript.ts';
+import { provisionalTitle } from './provisional-title.ts';
+import { renderTranscript } from './render-transcript.ts';
 
 /**
  * A transcript ready to store: its segments packed into columns (typed arrays and one string of all texts),

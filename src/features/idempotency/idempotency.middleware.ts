@@ -1,18 +1,25 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Db } from '../db/schema.ts';
-import type { Deps } from '../deps.ts';
+import type { Db } from '../../db/schema.ts';
+import type { Deps } from '../../deps.ts';
+import type { AppEnv } from '../../http/context.ts';
+import { JSON_CONTENT_TYPE } from '../../http/middleware.ts';
+import { AppError } from '../../lib/errors.ts';
+import { requestFingerprint, serializedBody } from '../../lib/request-fingerprint.ts';
+import { nowIso, toIso } from '../../lib/time.ts';
 import {
   completeKey,
   type KeySpace,
   responseSaver,
   type SaveIdempotentResponse,
-} from '../features/idempotency/idempotency.repo.ts';
-import { AppError } from '../lib/errors.ts';
-import { requestFingerprint, serializedBody } from '../lib/request-fingerprint.ts';
-import { nowIso, toIso } from '../lib/time.ts';
-import type { AppEnv } from './context.ts';
-import { JSON_CONTENT_TYPE } from './middleware.ts';
+} from './idempotency.repo.ts';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by the Idempotency-Key middleware: the saver for a given success status (idempotentResponse). */
+    idempotency?: (status: number) => SaveIdempotentResponse;
+  }
+}
 
 /** A first request that never finished (its process died) stops blocking its key after this long. */
 const ABANDONED_MS = 5 * 60_000;

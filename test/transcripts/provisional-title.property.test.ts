@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { provisionalTitle } from '../../src/features/notes/provisional-title.ts';
+import { provisionalTitle } from '../../src/features/transcripts/provisional-title.ts';
 import { codePointLength, sliceCodePoints } from '../../src/lib/text.ts';
 
 /** The rule as written, reading the whole transcript: the first ten words, cut by code points beyond 80. */
