@@ -5,8 +5,8 @@ import { type Candidate, CHUNKS_EXAMINED_PER_NOTE, type Examined, noteEvidence }
 import { type AnalyzedQuery, analyzeQuery } from './query.ts';
 import type { NoteEvidence } from './rank.ts';
 import { type ChunkRow, type SearchFilters, type Space, searchRepo } from './search.repo.ts';
-import type { SearchInput } from './search.service.ts';
 import { bytesToVector } from './search.tables.ts';
+import type { SearchInput } from './search.types.ts';
 import type { SearchEngine } from './search-engine.ts';
 import { buildSnippet } from './snippet.ts';
 import { retrievalTerms, type TermWeights, weighTerms } from './weigh-terms.ts';

@@ -3,22 +3,8 @@ import type { Actor } from '../api-keys/scopes.ts';
 import { type GatheredEvidence, gatherEvidence } from './gather-evidence.ts';
 import { DEFAULT_RANK_PARAMS, holdsRareWords, rankNotes } from './rank.ts';
 import { type RerankedNote, rerankNotes } from './rerank-notes.ts';
-import type { SearchFilters, Space } from './search.repo.ts';
-
-export interface SearchInput extends SearchFilters {
-  query: string;
-  limit: number;
-  min_relevance: number;
-}
-
-export interface SearchResult {
-  note_id: string;
-  title: string;
-  snippet: string;
-  relevance: number;
-  created_at: string;
-  matched_at_ms?: number;
-}
+import type { Space } from './search.repo.ts';
+import type { SearchInput, SearchResult } from './search.types.ts';
 
 /**
  * Hybrid search over the caller's notes: keyword (FTS5 / tsvector) and vector (sqlite-vec / pgvector)
