@@ -6,7 +6,7 @@ import { ProcessingTimeoutError } from '../processing/pool/processing-pool.ts';
 import { passageSimilarities } from '../search/passage-similarity.ts';
 import { searchNotes } from '../search/search.service.ts';
 import type { AskInput, AskResult } from './ask.schema.ts';
-import { type Answer, type AskNote, NOTHING_RELEVANT } from './extractive.ts';
+import { type Answer, type AskNote, isTimeQuestion, NOTHING_RELEVANT } from './extractive.ts';
 import { answerGeneratively } from './generative.ts';
 
 /** Notes read to answer a question over the whole space: search's best, relevant ones only. */
@@ -67,10 +67,14 @@ export async function askNotes(deps: Deps, actor: Actor, input: AskInput): Promi
   const analysis = deps.config.analysis;
   if (analysis.provider !== 'openai' || !offline.answered || !passages?.length)
     return { ...offline, mode: 'extractive' };
-  // The language model reads only the passages the extractive answerer located, and only verified quotes stay.
+  // The language model reads only the passages the extractive answerer located, and only verified quotes stay;
+  // for a question about time it reads the newest note first.
+  const shown = isTimeQuestion(input.question)
+    ? [...notes].sort((a, b) => b.created_at.localeCompare(a.created_at))
+    : notes;
   const generated = await answerGeneratively(
     input.question,
-    notes,
+    shown,
     passages,
     input.max_citations,
     analysis,
