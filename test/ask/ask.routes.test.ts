@@ -92,7 +92,7 @@ for (const dialect of DIALECTS) {
       expect(limited.body.citations.length).toBeLessThanOrEqual(1);
     });
 
-    it('puts the newest note first for a question about time, search order otherwise', async () => {
+    it('puts the newest note first for a question about time', async () => {
       const carol = await h.tenant();
       // Other meetings, so the words of the question are rare in the space, as they are in real use.
       for (const m of Object.values(MEETINGS)) await addNote(h, carol, m);
@@ -106,7 +106,7 @@ for (const dialect of DIALECTS) {
         title: 'Zeppelin hangar, autumn',
         created_at: '2026-10-05T09:00:00.000Z',
         transcript:
-          'Ann: The October zeppelin hangar inspection found the zeppelin hull sound and the zeppelin hangar doors repaired.',
+          'Ann: The October zeppelin hangar inspection found the zeppelin hull sound.\nBen: After that zeppelin hangar inspection the hangar doors were repaired too.',
       });
       const latest = await ask(carol.liveKey, {
         question: 'What did the latest zeppelin hangar inspection find?',
@@ -116,10 +116,6 @@ for (const dialect of DIALECTS) {
       expect(new Set(ids)).toEqual(new Set([older, newer]));
       expect(ids[0]).toBe(newer);
       expect(ids.lastIndexOf(newer)).toBeLessThan(ids.indexOf(older));
-      const lastWeek = await ask(carol.liveKey, {
-        question: 'What was said last week about the zeppelin hangar inspection?',
-      });
-      expect(lastWeek.body.citations[0].note_id).toBe(newer);
     });
 
     it('rejects bad input with 400 and a param', async () => {

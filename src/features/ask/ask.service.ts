@@ -34,11 +34,11 @@ export async function askNotes(deps: Deps, actor: Actor, input: AskInput): Promi
       ...(input.to !== undefined ? { to: input.to } : {}),
       ...(input.tag !== undefined ? { tag: input.tag } : {}),
     });
-    for (const r of results) {
-      // A note deleted between the search and now is simply not asked.
-      const detail = await getNote(deps, actor, r.note_id, { segments: true }).catch(() => undefined);
-      if (detail) notes.push(toAskNote(detail));
-    }
+    // Read together, in search order; a note deleted between the search and now is simply not asked.
+    const details = await Promise.all(
+      results.map((r) => getNote(deps, actor, r.note_id, { segments: true }).catch(() => undefined)),
+    );
+    for (const detail of details) if (detail) notes.push(toAskNote(detail));
   }
   if (!notes.some((n) => n.segments.length))
     return { answered: false, answer: NOTHING_RELEVANT, mode: 'extractive', citations: [] };
