@@ -24,7 +24,7 @@ export type Split = 'tune' | 'heldout';
 export const splitOf = (index: number): Split => (index % 4 === 3 ? 'heldout' : 'tune');
 
 /** QMSUM_DIR, or shared/ beside the repository, or beside the folder of worktrees that holds it. */
-function qmsumDir(): string {
+export function qmsumDir(): string {
   if (process.env.QMSUM_DIR || fs.existsSync(QMSUM_DIR)) return QMSUM_DIR;
   const here = path.dirname(fileURLToPath(import.meta.url));
   return path.resolve(here, '../../../../shared/data/qmsum/train');

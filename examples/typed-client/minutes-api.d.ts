@@ -379,7 +379,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the notes
-         * @description Answers a question from the notes, every sentence cited: `[n]` in `answer` refers to `citations[n-1]`, whose `quote` occurs verbatim in that note's transcript and whose `start_ms` is where it was said. With `note_id` one note is asked; otherwise the notes search finds relevant (within `from`, `to`, `tag`), grouped by note, newest first when the question is about time. When nothing relevant is found, `answered` is false and `citations` is empty. Without a language model the answer is extractive: sentences of the notes themselves. Scope: `search`.
+         * @description Answers a question from the notes, every sentence cited: `[n]` in `answer` refers to `citations[n-1]`, whose `quote` occurs verbatim in that note's transcript and whose `start_ms` is where it was said. With `note_id` one note is asked; otherwise the notes search finds relevant (within `from`, `to`, `tag`), grouped by note, newest first when the question is about time. When nothing relevant is found, `answered` is false and `citations` is empty. Without a language model the answer is extractive: sentences of the notes themselves. With a language model (`ANALYZER=openai`) it may be generated (`mode: "generative"`) from the located passages only; a citation whose quote does not occur in the notes is dropped, with any sentence left without one. Scope: `search`.
          */
         post: operations["askNotes"];
         delete?: never;

@@ -3,7 +3,7 @@ import { DIALECTS } from '../helpers/dialects.ts';
 import { type Tenant, useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { callFails, callOk, useMcpEndpoint } from '../mcp/mcp-helpers.ts';
-import { addNote } from '../search/search.fixtures.ts';
+import { addNote, MEETINGS } from '../search/search.fixtures.ts';
 
 const ROADMAP = [
   'Ann: Good morning, shall we begin with the agenda?',
@@ -90,6 +90,32 @@ for (const dialect of DIALECTS) {
         max_citations: 1,
       });
       expect(limited.body.citations.length).toBeLessThanOrEqual(1);
+    });
+
+    it('puts the newest note first for a question about time', async () => {
+      const carol = await h.tenant();
+      // Other meetings, so the words of the question are rare in the space, as they are in real use.
+      for (const m of Object.values(MEETINGS)) await addNote(h, carol, m);
+      const older = await addNote(h, carol, {
+        title: 'Zeppelin hangar, spring',
+        created_at: '2026-03-02T09:00:00.000Z',
+        transcript:
+          'Ann: The zeppelin hangar inspection found loose rivets on the zeppelin hull, and the zeppelin hangar roof leaks.\nBen: The zeppelin hangar inspection is repeated in autumn.',
+      });
+      const newer = await addNote(h, carol, {
+        title: 'Zeppelin hangar, autumn',
+        created_at: '2026-10-05T09:00:00.000Z',
+        transcript:
+          'Ann: The October zeppelin hangar inspection found the zeppelin hull sound.\nBen: After that zeppelin hangar inspection the hangar doors were repaired too.',
+      });
+      const latest = await ask(carol.liveKey, {
+        question: 'What did the latest zeppelin hangar inspection find?',
+      });
+      expect(latest.status, latest.text).toBe(200);
+      const ids = latest.body.citations.map((c: { note_id: string }) => c.note_id);
+      expect(new Set(ids)).toEqual(new Set([older, newer]));
+      expect(ids[0]).toBe(newer);
+      expect(ids.lastIndexOf(newer)).toBeLessThan(ids.indexOf(older));
     });
 
     it('rejects bad input with 400 and a param', async () => {

@@ -4,6 +4,7 @@ import {
   type AskNote,
   answerExtractively,
   DEFAULT_EXTRACTIVE,
+  isTimeQuestion,
   NOTHING_RELEVANT,
 } from '../../src/features/ask/extractive.ts';
 import { splitTurn } from '../../src/features/ask/transcript-sentences.ts';
@@ -70,6 +71,9 @@ describe('answerExtractively', () => {
     expect(latest.citations[0]!.note_id).toBe('note_a');
     const ids = latest.citations.map((c) => c.note_id);
     expect(ids.lastIndexOf('note_a')).toBeLessThan(ids.indexOf('note_b'));
+    for (const q of ['What was decided last week?', 'Any recent news on pricing?', 'the latest on hiring'])
+      expect(isTimeQuestion(q), q).toBe(true);
+    expect(isTimeQuestion('What did Anna decide about pricing?')).toBe(false);
   });
 
   it('says so when nothing answers: no content words, no match, or another language', () => {

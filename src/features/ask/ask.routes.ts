@@ -24,7 +24,9 @@ export function askRoutes(deps: Deps) {
           'With `note_id` one note is asked; otherwise the notes search finds relevant (within `from`, `to`, ' +
           '`tag`), grouped by note, newest first when the question is about time. When nothing relevant is ' +
           'found, `answered` is false and `citations` is empty. Without a language model the answer is ' +
-          'extractive: sentences of the notes themselves.',
+          'extractive: sentences of the notes themselves. With a language model (`ANALYZER=openai`) it may be ' +
+          'generated (`mode: "generative"`) from the located passages only; a citation whose quote does not ' +
+          'occur in the notes is dropped, with any sentence left without one.',
         middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
         request: { body: { required: true, content: { 'application/json': { schema: AskBody } } } },
         responses: {

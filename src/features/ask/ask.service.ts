@@ -6,7 +6,8 @@ import { ProcessingTimeoutError } from '../processing/pool/processing-pool.ts';
 import { passageSimilarities } from '../search/passage-similarity.ts';
 import { searchNotes } from '../search/search.service.ts';
 import type { AskInput, AskResult } from './ask.schema.ts';
-import { type AskNote, NOTHING_RELEVANT } from './extractive.ts';
+import { type Answer, type AskNote, isTimeQuestion, NOTHING_RELEVANT } from './extractive.ts';
+import { answerGeneratively } from './generative.ts';
 
 /** Notes read to answer a question over the whole space: search's best, relevant ones only. */
 const NOTES_ASKED = 5;
@@ -33,11 +34,11 @@ export async function askNotes(deps: Deps, actor: Actor, input: AskInput): Promi
       ...(input.to !== undefined ? { to: input.to } : {}),
       ...(input.tag !== undefined ? { tag: input.tag } : {}),
     });
-    for (const r of results) {
-      // A note deleted between the search and now is simply not asked.
-      const detail = await getNote(deps, actor, r.note_id, { segments: true }).catch(() => undefined);
-      if (detail) notes.push(toAskNote(detail));
-    }
+    // Read together, in search order; a note deleted between the search and now is simply not asked.
+    const details = await Promise.all(
+      results.map((r) => getNote(deps, actor, r.note_id, { segments: true }).catch(() => undefined)),
+    );
+    for (const detail of details) if (detail) notes.push(toAskNote(detail));
   }
   if (!notes.some((n) => n.segments.length))
     return { answered: false, answer: NOTHING_RELEVANT, mode: 'extractive', citations: [] };
@@ -48,20 +49,47 @@ export async function askNotes(deps: Deps, actor: Actor, input: AskInput): Promi
     input.question,
   );
   for (const note of notes) note.passages = similarities.get(note.id);
+  let extractive: Answer;
   try {
-    const answer = await deps.processing.ask(
+    extractive = await deps.processing.ask(
       input.question,
       notes,
       input.max_citations,
       AbortSignal.timeout(ANSWER_BUDGET_MS),
     );
-    return { ...answer, mode: 'extractive' };
   } catch (err) {
     if (!(err instanceof ProcessingTimeoutError)) throw err;
     throw new AppError('unavailable', 'Answering took too long; ask again, or ask one note with note_id.', {
       headers: { 'Retry-After': '1' },
     });
   }
+  const { passages, ...offline } = extractive;
+  const analysis = deps.config.analysis;
+  if (analysis.provider !== 'openai' || !offline.answered || !passages?.length)
+    return { ...offline, mode: 'extractive' };
+  // The language model reads only the passages the extractive answerer located, and only verified quotes stay;
+  // for a question about time it reads the newest note first.
+  const shown = isTimeQuestion(input.question)
+    ? [...notes].sort((a, b) => b.created_at.localeCompare(a.created_at))
+    : notes;
+  const generated = await answerGeneratively(
+    input.question,
+    shown,
+    passages,
+    input.max_citations,
+    analysis,
+    deps.logger,
+  );
+  if ('reason' in generated) {
+    deps.logger.warn(
+      { reason: generated.reason },
+      'ask: giving the extractive answer instead of a generated one',
+    );
+    return { ...offline, mode: 'extractive' };
+  }
+  return generated.answered
+    ? { answered: true, answer: generated.answer, mode: 'generative', citations: generated.citations }
+    : { answered: false, answer: NOTHING_RELEVANT, mode: 'generative', citations: [] };
 }
 
 function toAskNote(note: {

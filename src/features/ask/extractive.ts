@@ -28,7 +28,23 @@ export interface Answer {
   answered: boolean;
   answer: string;
   citations: Citation[];
+  /**
+   * Where the answer was found, most relevant first: turn ranges (inclusive) of the notes, around the chosen
+   * sentences and the located centres. A language model is shown these passages only.
+   */
+  passages?: Passage[];
 }
+
+/** Turns `from`..`to` (inclusive) of one note. */
+export interface Passage {
+  note_id: string;
+  from: number;
+  to: number;
+}
+
+/** Turns shown around a chosen sentence, and around a located centre, to a language model. */
+const SENTENCE_CONTEXT = 2;
+const CENTRE_CONTEXT = 6;
 
 export interface ExtractiveOptions {
   maxCitations: number;
@@ -124,6 +140,7 @@ export function answerExtractively(
   const totalWeight = query.terms.reduce((sum, t) => sum + idf.get(t)!, 0);
 
   const candidates: Candidate[] = [];
+  const located: { note: number; centre: number }[] = [];
   notes.forEach((note, n) => {
     const turns = perNote[n]!;
     const named = namedSpeakers(query.words, note.segments);
@@ -137,6 +154,7 @@ export function answerExtractively(
     const pooled = lexical.map((v, i) => v / lexicalBest + options.semanticWeight * (meaning[i] ?? 0));
     const best = Math.max(...pooled);
     const centres = locate(pooled, options.spanRadius, options.secondPassage);
+    for (const centre of centres) located.push({ note: n, centre });
     // Notes later in the list count for less: search ranked them lower.
     const noteWeight = 1 / (1 + 0.15 * n);
     for (const sentences of turns) {
@@ -159,7 +177,28 @@ export function answerExtractively(
     return nothing;
 
   const chosen = choose(candidates, options);
-  return compose(notes, chosen, options, isTimeQuestion(question));
+  return {
+    ...compose(notes, chosen, options, isTimeQuestion(question)),
+    passages: passagesOf(notes, chosen, located),
+  };
+}
+
+/** The chosen sentences' turns with their neighbours (best sentence first), then the located centres'. */
+function passagesOf(
+  notes: readonly AskNote[],
+  chosen: readonly Candidate[],
+  located: readonly { note: number; centre: number }[],
+): Passage[] {
+  const around = (n: number, turn: number, radius: number): Passage => ({
+    note_id: notes[n]!.id,
+    from: Math.max(0, turn - radius),
+    to: Math.min(notes[n]!.segments.length - 1, turn + radius),
+  });
+  const answering = new Set(chosen.map((c) => c.note));
+  return [
+    ...chosen.map((c) => around(c.note, c.sentence.turn, SENTENCE_CONTEXT)),
+    ...located.filter((l) => answering.has(l.note)).map((l) => around(l.note, l.centre, CENTRE_CONTEXT)),
+  ];
 }
 
 /** A note's sentences by turn, split once per segment list (a benchmark asks one note many questions). */

@@ -247,7 +247,7 @@ function windowOf(endpoint: AnalysisEndpoint, known: ProviderFacts): number {
 }
 
 /** The window to try after an overflow: what the provider revealed when smaller, else three quarters. */
-function smallerWindow(window: number, revealed: number | undefined): number {
+export function smallerWindow(window: number, revealed: number | undefined): number {
   return revealed !== undefined && revealed < window ? revealed : Math.floor(window * 0.75);
 }
 
