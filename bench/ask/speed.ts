@@ -9,11 +9,11 @@
 
 import type { Db, Mode } from '../../src/db/schema.ts';
 import { askNotes } from '../../src/features/ask/ask.service.ts';
-import { renderTranscript } from '../../src/features/notes/notes.view.ts';
-import type { TranscriptSegment } from '../../src/features/processing/parse-transcript.ts';
 import { cleanText } from '../../src/features/search/chunk-note.ts';
 import { indexNote } from '../../src/features/search/index-note.ts';
 import { searchNotes } from '../../src/features/search/search.service.ts';
+import type { TranscriptSegment } from '../../src/features/transcripts/parse-transcript.ts';
+import { renderTranscript } from '../../src/features/transcripts/render-transcript.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { mulberry32 } from '../../src/lib/prng.ts';
 import { benchActor, benchDeps, openBenchDatabase, percentile } from '../search/setup.ts';
