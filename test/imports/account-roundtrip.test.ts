@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,8 @@ import { readFolderExport } from '../../src/features/imports/read-export.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
+import { wavFile } from '../recordings/audio-fixtures.ts';
+import { tempDataDir, upload } from '../recordings/helpers.ts';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const LIMITS = { maxEntryBytes: 16 * 1024 * 1024 };
@@ -33,15 +36,30 @@ function noteIdOf(outcome: ImportItemOutcome | undefined): string {
   return outcome.note_id;
 }
 
-/** Every file of an export but the manifest, as parsed JSON by relative path. */
+/** Every file of an export but the manifest: notes as parsed JSON, audio as its SHA-256, by relative path. */
 function readExport(dir: string): Map<string, unknown> {
   const out = new Map<string, unknown>();
   for (const rel of (fs.readdirSync(dir, { recursive: true }) as string[]).sort()) {
     const full = path.join(dir, rel);
-    if (rel !== 'manifest.json' && fs.statSync(full).isFile())
-      out.set(rel.split(path.sep).join('/'), JSON.parse(fs.readFileSync(full, 'utf8')));
+    if (rel === 'manifest.json' || !fs.statSync(full).isFile()) continue;
+    const bytes = fs.readFileSync(full);
+    out.set(
+      rel.split(path.sep).join('/'),
+      rel.endsWith('.json') ? JSON.parse(bytes.toString('utf8')) : sha256(bytes),
+    );
   }
   return out;
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** The bytes GET /v1/recordings/:id/audio serves. */
+async function audioOf(h: Harness, key: string, recordingId: string): Promise<Buffer> {
+  const res = await h.app.request(`/v1/recordings/${recordingId}/audio`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  expect(res.status).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
 }
 
 // SQLite → PostgreSQL → SQLite when PostgreSQL is there; SQLite → SQLite → SQLite otherwise.
@@ -50,9 +68,10 @@ const [from, to]: [Dialect, Dialect] = DIALECTS.includes('postgres')
   : ['sqlite', 'sqlite'];
 
 describe(`an account export moves an account ${from} → ${to} → ${from} field for field`, () => {
-  const a = useHarness(from);
-  const b = useHarness(to);
-  const c = useHarness(from);
+  // Each instance its own DATA_DIR, so the audio really moves.
+  const a = useHarness(from, { DATA_DIR: tempDataDir() });
+  const b = useHarness(to, { DATA_DIR: tempDataDir() });
+  const c = useHarness(from, { DATA_DIR: tempDataDir() });
 
   it('reproduces every note, ids included, in both data spaces; again creates nothing; ids taken elsewhere are replaced', {
     timeout: 300_000,
@@ -88,6 +107,14 @@ describe(`an account export moves an account ${from} → ${to} → ${from} field
       },
     });
     expect(german.status).toBe(202);
+    // A note with a recording and its audio.
+    const wav = wavFile(1.5);
+    const recorded = await upload(a, {
+      key: source.liveKey,
+      file: { bytes: wav, filename: 'standup.wav' },
+    });
+    expect(recorded.status).toBe(202);
+    const { recording_id: recordingId, note_id: recordedNote } = recorded.body;
     await processAll(a);
     // What a user changes after processing must move too: a completed item, a rename, tags.
     const items = await a.request('GET', '/v1/action-items?limit=100', { key: source.liveKey });
@@ -117,14 +144,26 @@ describe(`an account export moves an account ${from} → ${to} → ${from} field
       language: 'de-CH',
       analysis_notes: expect.any(String),
     });
-    expect(manifest).toMatchObject({ format: 'minutes-account-export', version: 1 });
+    expect(manifest).toMatchObject({ format: 'minutes-account-export', version: 2 });
     expect(manifest.spaces).toEqual([
-      { mode: 'live', folder: 'live/notes', notes: 6 },
-      { mode: 'test', folder: 'test/notes', notes: 3 },
+      { mode: 'live', folder: 'live/notes', notes: 7, audio_files: 1 },
+      { mode: 'test', folder: 'test/notes', notes: 3, audio_files: 0 },
     ]);
     const original = readExport(first);
-    const total = original.size;
-    expect(total).toBe(9);
+    // The audio beside its note, its size and checksum in the note file.
+    expect(original.get(`live/notes/${recordingId}.wav`)).toBe(sha256(wav));
+    expect(original.get(`live/notes/${recordedNote}.json`)).toMatchObject({
+      recording: {
+        id: recordingId,
+        content_type: 'audio/wav',
+        size_bytes: wav.byteLength,
+        content_sha256: sha256(wav),
+        audio: { file: `${recordingId}.wav`, size_bytes: wav.byteLength, sha256: sha256(wav) },
+      },
+    });
+    // One item per note file; the audio file is part of its note.
+    const total = [...original.keys()].filter((k) => k.endsWith('.json')).length;
+    expect(total).toBe(10);
 
     // To an empty account of another instance, and back to a third.
     const target = await b.tenant();
@@ -140,6 +179,12 @@ describe(`an account export moves an account ${from} → ${to} → ${from} field
     expect(readExport(third)).toEqual(original);
 
     // The moved notes answer the API as the originals did, search included.
+    expect((await audioOf(b, target.liveKey, recordingId)).equals(wav)).toBe(true);
+    expect((await audioOf(c, back.liveKey, recordingId)).equals(wav)).toBe(true);
+    // The recording's row too, field for field.
+    expect((await b.request('GET', `/v1/recordings/${recordingId}`, { key: target.liveKey })).body).toEqual(
+      (await a.request('GET', `/v1/recordings/${recordingId}`, { key: source.liveKey })).body,
+    );
     const detail = await b.request('GET', `/v1/notes/${renamed}?include=segments`, { key: target.liveKey });
     const was = await a.request('GET', `/v1/notes/${renamed}?include=segments`, { key: source.liveKey });
     expect(detail.body).toEqual(was.body);
@@ -176,6 +221,15 @@ describe(`an account export moves an account ${from} → ${to} → ${from} field
       tags: ['Imported'],
       created_at: was.body.created_at,
     });
+    // The recording's id is taken on this instance: a new one, with the same audio.
+    const recordedCopy = await a.request(
+      'GET',
+      `/v1/notes/${noteIdOf(copies.find((o) => o.item.endsWith(`${recordedNote}.json`)))}`,
+      { key: other.liveKey },
+    );
+    expect(recordedCopy.body.recording_id).toMatch(/^rec_/);
+    expect(recordedCopy.body.recording_id).not.toBe(recordingId);
+    expect((await audioOf(a, other.liveKey, recordedCopy.body.recording_id)).equals(wav)).toBe(true);
     const twice = await importExport(a.deps, actorOf(other.accountId), readFolderExport(first, LIMITS));
     expect(twice.map((o) => o.outcome)).toEqual(Array(total).fill('skipped'));
   });

@@ -41,7 +41,7 @@ export const accountExportRepo = {
       .where('mode', '=', space.mode)
       .executeTakeFirst();
     if (!note) return undefined;
-    const [segments, speakers, highlights, actionItems] = await Promise.all([
+    const [segments, speakers, highlights, actionItems, recording] = await Promise.all([
       db
         .selectFrom('segments')
         .select(['speaker', 'start_ms', 'end_ms', 'text'])
@@ -68,7 +68,25 @@ export const accountExportRepo = {
         .orderBy('created_at')
         .orderBy('id')
         .execute(),
+      note.recording_id
+        ? db
+            .selectFrom('recordings')
+            .select([
+              'id',
+              'content_type',
+              'size_bytes',
+              'duration_seconds',
+              'storage_key',
+              'created_at',
+              'content_sha256',
+              'language',
+            ])
+            .where('id', '=', note.recording_id)
+            .where('account_id', '=', space.accountId)
+            .where('mode', '=', space.mode)
+            .executeTakeFirst()
+        : undefined,
     ]);
-    return { note, segments, speakers, highlights, actionItems };
+    return { note, segments, speakers, highlights, actionItems, recording };
   },
 };

@@ -4,10 +4,12 @@ import type { Mode } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { nowIso } from '../../lib/time.ts';
 import { accountExportRepo } from './account-export.repo.ts';
+import { copyHashed } from './hashed-copy.ts';
 import {
   ACCOUNT_EXPORT_FORMAT,
   ACCOUNT_EXPORT_VERSION,
   type ExportedNote,
+  type ExportedRecording,
   type ExportManifest,
 } from './sources/minutes-export.ts';
 
@@ -25,9 +27,11 @@ export interface ExportAccountOptions {
 /**
  * `minutes export --all`: writes an account's notes to `dir`, one folder per data space (`live/notes/<id>.json`,
  * `test/notes/<id>.json`), each note with every field (ids, status, summary, transcript, segments, speakers,
- * highlights, action items with status and completion, tags, times, source), then `manifest.json` with the
- * format version. Notes are read and written one at a time, so memory stays flat whatever the account's size;
- * the manifest is written last, so a folder without one is an export that did not finish.
+ * highlights, action items with status and completion, tags, times, source, its recording) and the recording's
+ * audio beside it (`<recording id>.<ext>`, streamed, its size and SHA-256 in the note file), then
+ * `manifest.json` with the format version. Notes are read and written one at a time, so memory stays flat
+ * whatever the account's size; the manifest is written last, so a folder without one is an export that did not
+ * finish.
  */
 export async function exportAccount(
   deps: Deps,
@@ -42,6 +46,7 @@ export async function exportAccount(
     const space = { accountId: options.accountId, mode };
     const folder = path.join(dir, mode, 'notes');
     let count = 0;
+    let audioFiles = 0;
     let after = '';
     for (;;) {
       const page = await accountExportRepo.noteIdsAfter(deps.db, space, after, PAGE);
@@ -49,9 +54,11 @@ export async function exportAccount(
         const read = await accountExportRepo.note(deps.db, space, id);
         if (!read) continue;
         if (count === 0) await fsp.mkdir(folder, { recursive: true, mode: DIR_MODE });
+        const recording = read.recording ? await exportRecording(deps, folder, read.recording) : null;
+        if (recording?.audio) audioFiles += 1;
         await fsp.writeFile(
           path.join(folder, `${id}.json`),
-          `${JSON.stringify(toExportedNote(read), null, 2)}\n`,
+          `${JSON.stringify(toExportedNote(read, recording), null, 2)}\n`,
           {
             mode: FILE_MODE,
           },
@@ -63,7 +70,7 @@ export async function exportAccount(
       if (page.length < PAGE) break;
       after = page[page.length - 1]?.id ?? after;
     }
-    if (count) spaces.push({ mode, folder: `${mode}/notes`, notes: count });
+    if (count) spaces.push({ mode, folder: `${mode}/notes`, notes: count, audio_files: audioFiles });
   }
   const manifest: ExportManifest = {
     format: ACCOUNT_EXPORT_FORMAT,
@@ -79,7 +86,40 @@ export async function exportAccount(
 
 type NoteRead = NonNullable<Awaited<ReturnType<typeof accountExportRepo.note>>>;
 
-function toExportedNote({ note, segments, speakers, highlights, actionItems }: NoteRead): ExportedNote {
+/**
+ * The recording's row as the note file holds it, its audio (if any) copied beside the note file first: into a
+ * `.partial` file renamed when complete, so a file of the final name is always whole.
+ */
+async function exportRecording(
+  deps: Deps,
+  folder: string,
+  row: NonNullable<NoteRead['recording']>,
+): Promise<ExportedRecording> {
+  let audio: ExportedRecording['audio'] = null;
+  if (row.storage_key) {
+    const key = row.storage_key;
+    const file = `${row.id}${/\.[a-z0-9]+$/.exec(key)?.[0] ?? ''}`;
+    const target = path.join(folder, file);
+    const copied = await copyHashed(() => deps.audio.read(key), `${target}.partial`);
+    await fsp.rename(`${target}.partial`, target);
+    audio = { file, ...copied };
+  }
+  return {
+    id: row.id,
+    content_type: row.content_type,
+    size_bytes: Number(row.size_bytes),
+    duration_seconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
+    created_at: row.created_at,
+    content_sha256: row.content_sha256,
+    language: row.language ?? null,
+    audio,
+  };
+}
+
+function toExportedNote(
+  { note, segments, speakers, highlights, actionItems }: NoteRead,
+  recording: ExportedRecording | null,
+): ExportedNote {
   return {
     id: note.id,
     title: note.title,
@@ -96,6 +136,7 @@ function toExportedNote({ note, segments, speakers, highlights, actionItems }: N
     source_id: note.source_id ?? null,
     language: note.language ?? null,
     analysis_notes: note.analysis_notes ?? null,
+    recording,
     segments: segments.map((s) => ({ ...s, start_ms: Number(s.start_ms), end_ms: Number(s.end_ms) })),
     speakers,
     highlights: highlights.map((h) => ({ ...h, timestamp_ms: Number(h.timestamp_ms) })),

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { type ImportNoteOutcome, importNote } from './import-note.service.ts';
-import type { ImportSource } from './imported-note.ts';
+import { ImportItemFailure, type ImportSource } from './imported-note.ts';
 import type { ExportFile } from './read-export.ts';
 import { ACCOUNT_EXPORT_FORMAT, ACCOUNT_EXPORT_VERSION, ExportManifest } from './sources/minutes-export.ts';
 
@@ -63,8 +63,16 @@ export async function importExport(
     for (const note of parsed.notes) {
       const into = file.mode && note.source === 'minutes' ? { ...actor, mode: file.mode } : actor;
       try {
-        await report({ item: note.item, source: note.source, ...(await importNote(deps, into, note)) });
+        await report({
+          item: note.item,
+          source: note.source,
+          ...(await importNote(deps, into, note, { sibling: file.sibling })),
+        });
       } catch (err) {
+        if (err instanceof ImportItemFailure) {
+          await report({ item: note.item, outcome: 'failed', error: err.message });
+          continue;
+        }
         // A note the database refuses (a value out of its range) fails alone; anything else stops the import.
         if (!isDataError(err)) throw err;
         await report({ item: note.item, outcome: 'failed', error: 'the database refused this item' });

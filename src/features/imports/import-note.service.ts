@@ -1,4 +1,4 @@
-import type { ActionItemsTable, HighlightsTable, NotesTable } from '../../db/schema.ts';
+import type { ActionItemsTable, HighlightsTable, NotesTable, RecordingsTable } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { newId } from '../../lib/ids.ts';
 import { type Space, spaceOf } from '../../lib/space.ts';
@@ -9,10 +9,13 @@ import { notesRepo } from '../notes/notes.repo.ts';
 import { toNoteListItem } from '../notes/notes.view.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
 import { indexNote } from '../search/index-note.ts';
+import { deleteAudioFiles } from '../storage/audio-storage.ts';
 import { prepareTranscript } from '../transcripts/prepared-transcript.ts';
 import { insertTranscript } from '../transcripts/store-transcript.ts';
+import { storeImportedAudio } from './import-audio.ts';
 import type { ImportedNote } from './imported-note.ts';
 import { importsRepo } from './imports.repo.ts';
+import type { OpenSibling } from './read-export.ts';
 
 export type ImportNoteOutcome =
   | { outcome: 'imported'; note_id: string }
@@ -23,10 +26,17 @@ export type ImportNoteOutcome =
  * speakers, segments, action items (status, due date, completion) and highlights, and `note.created`. A note
  * from Limitless or Omi then goes through the pipeline like any new note, which keeps what the source extracted
  * and fills the rest (summary, index). A note of a Minutes export is stored as it was (status, summary, ids
- * where they are free) and indexed. The same source item imported again is skipped: the note remembers its
- * source and source id, unique per space, so two imports racing still store it once.
+ * where they are free) and indexed, with its recording and the recording's audio (opened by `sibling`, checked
+ * against its size and SHA-256, moved into storage before the transaction and removed again if it fails: no
+ * file without a row, no row without a file). The same source item imported again is skipped: the note
+ * remembers its source and source id, unique per space, so two imports racing still store it once.
  */
-export async function importNote(deps: Deps, actor: Actor, note: ImportedNote): Promise<ImportNoteOutcome> {
+export async function importNote(
+  deps: Deps,
+  actor: Actor,
+  note: ImportedNote,
+  options: { sibling?: OpenSibling | undefined } = {},
+): Promise<ImportNoteOutcome> {
   const space = spaceOf(actor);
   const identity = await resolveIdentity(deps, space, note);
   if ('existing' in identity)
@@ -35,11 +45,26 @@ export async function importNote(deps: Deps, actor: Actor, note: ImportedNote): 
   const exact = note.exact;
   const prepared = prepareTranscript(note.segments);
   const now = nowIso();
+  const exported = exact?.recording ?? null;
+  const recording: RecordingsTable | null = exported && {
+    // Kept where it is free, like the note's id.
+    id: (await importsRepo.recordingIdTaken(deps.db, exported.id)) ? newId('recording') : exported.id,
+    account_id: space.accountId,
+    mode: space.mode,
+    note_id: id,
+    content_type: exported.content_type,
+    size_bytes: exported.size_bytes,
+    duration_seconds: exported.duration_seconds,
+    storage_key: null,
+    created_at: exported.created_at,
+    content_sha256: exported.content_sha256,
+    language: exported.language,
+  };
   const row: Omit<NotesTable, 'seq'> = {
     id,
     account_id: space.accountId,
     mode: space.mode,
-    recording_id: null,
+    recording_id: recording?.id ?? null,
     status: exact?.status ?? 'processing',
     failure_reason: exact?.failure_reason ?? null,
     title: note.title ?? prepared.title,
@@ -87,6 +112,14 @@ export async function importNote(deps: Deps, actor: Actor, note: ImportedNote): 
     created_at: h.created_at ?? now,
   }));
   const names = new Map(note.speakers.map((s) => [s.label, s.name]));
+  if (recording && exported?.audio)
+    recording.storage_key = await storeImportedAudio(
+      deps,
+      space,
+      recording.id,
+      exported.audio,
+      options.sibling,
+    );
 
   const stored = await deps.db
     .transaction()
@@ -101,6 +134,7 @@ export async function importNote(deps: Deps, actor: Actor, note: ImportedNote): 
       await notesRepo.replaceTags(trx, space, id, note.tags);
       await importsRepo.insertActionItems(trx, actionItems);
       await importsRepo.insertHighlights(trx, highlights);
+      if (recording) await trx.insertInto('recordings').values(recording).execute();
       await recordEvent(
         trx,
         space,
@@ -111,7 +145,11 @@ export async function importNote(deps: Deps, actor: Actor, note: ImportedNote): 
         await enqueueProcessing(trx, space, id, deps.config.worker.maxAttempts);
       return true;
     })
-    .catch((err: unknown) => {
+    .catch(async (err: unknown) => {
+      // The audio moved in for this note goes again, unless a racing import of the same note stored it.
+      const key = recording?.storage_key;
+      if (key && !(await importsRepo.audioKeyStored(deps.db, key)))
+        await deleteAudioFiles(deps.audio, [key], deps.logger);
       if (err instanceof AlreadyImported) return false;
       throw err;
     });

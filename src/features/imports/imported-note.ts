@@ -62,8 +62,22 @@ export interface ExactNoteFields {
   updated_at: string;
   language: string | null;
   analysis_notes: string | null;
+  /** The note's recording, with its audio file beside the note file when it has audio. */
+  recording: ExportedRecordingFields | null;
   /** The source it had there, kept so a note imported twice over still knows its origin. */
   origin: { source: string; source_id: string } | null;
+}
+
+/** A recording of a Minutes export, as its note file describes it. */
+export interface ExportedRecordingFields {
+  id: string;
+  content_type: string;
+  size_bytes: number;
+  duration_seconds: number | null;
+  created_at: string;
+  content_sha256: string | null;
+  language: string | null;
+  audio: { file: string; size_bytes: number; sha256: string } | null;
 }
 
 /** A source item that could not be read, named so its owner can find it; the other items go on. */
@@ -77,4 +91,9 @@ export interface ParsedImport {
   source: ImportSource;
   notes: ImportedNote[];
   errors: ImportItemError[];
+}
+
+/** A note that cannot be stored as its export describes it (its audio missing or not matching): it fails alone. */
+export class ImportItemFailure extends Error {
+  override name = 'ImportItemFailure';
 }

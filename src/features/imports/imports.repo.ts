@@ -25,6 +25,15 @@ export const importsRepo = {
   findById: (db: Db, id: string) =>
     db.selectFrom('notes').select(['id', 'account_id', 'mode']).where('id', '=', id).executeTakeFirst(),
 
+  /** Whether any recording has this id. */
+  recordingIdTaken: async (db: Db, id: string) =>
+    (await db.selectFrom('recordings').select('id').where('id', '=', id).executeTakeFirst()) !== undefined,
+
+  /** Whether a recording's row holds this audio storage key. */
+  audioKeyStored: async (db: Db, key: string) =>
+    (await db.selectFrom('recordings').select('id').where('storage_key', '=', key).executeTakeFirst()) !==
+    undefined,
+
   /** Ids among these that are taken, by any note's action item or highlight. */
   async takenPartIds(db: Db, actionItemIds: string[], highlightIds: string[]): Promise<Set<string>> {
     const taken = new Set<string>();

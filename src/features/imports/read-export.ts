@@ -1,11 +1,20 @@
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import type { Mode } from '../../db/schema.ts';
 
-/** A file of an export, read into memory (one at a time), or the reason it was not. */
-export type ExportFile = { name: string; bytes: Uint8Array; mode?: Mode } | { name: string; error: string };
+/** Opens a file beside an export's file (a note's audio) as a stream; rejects when there is none. */
+export type OpenSibling = (name: string) => Promise<Readable>;
+
+/**
+ * A file of an export, read into memory (one at a time), or the reason it was not. `sibling` opens the files
+ * beside it that are not read as items (a Minutes note's audio).
+ */
+export type ExportFile =
+  | { name: string; bytes: Uint8Array; mode?: Mode; sibling?: OpenSibling }
+  | { name: string; error: string };
 
 export interface ExportReadLimits {
   /** Largest file read, uncompressed (an Omi export is one JSON file; a lifelog or a note is one each). */
@@ -115,8 +124,20 @@ export async function* readFolderExport(dir: string, limits: ExportReadLimits): 
       continue;
     }
     const mode = spaceOfNoteFile(name);
-    yield { name, bytes: await fsp.readFile(full), ...(mode ? { mode } : {}) };
+    yield { name, bytes: await fsp.readFile(full), ...(mode ? { mode } : {}), sibling: siblingOf(full) };
   }
+}
+
+/** Opens plain file names in the folder of `file`; a name with a path in it is refused. */
+function siblingOf(file: string): OpenSibling {
+  return async (name) => {
+    if (!name || name !== path.basename(name) || name === '.' || name === '..')
+      throw new Error(`refusing the file name ${JSON.stringify(name)}`);
+    const full = path.join(path.dirname(file), name);
+    // Opened first, so a missing file is this promise's rejection and not a stream's error later.
+    const handle = await fsp.open(full, 'r');
+    return fs.createReadStream(full, { fd: handle });
+  };
 }
 
 /** The data space of a note file of a Minutes account export (`live/notes/….json`), wherever the export lies. */
@@ -135,7 +156,7 @@ export async function* readExportFile(file: string, limits: ExportReadLimits): A
     return;
   }
   const mode = spaceOfNoteFile(file.split(path.sep).join('/'));
-  yield { name: file, bytes: await fsp.readFile(file), ...(mode ? { mode } : {}) };
+  yield { name: file, bytes: await fsp.readFile(file), ...(mode ? { mode } : {}), sibling: siblingOf(file) };
 }
 
 /**

@@ -2,8 +2,11 @@ import { z } from 'zod';
 import type { ImportedNote } from '../imported-note.ts';
 import { SourceItemError } from './decode-text.ts';
 
-/** The format version `minutes export --all` writes; a reader refuses a newer one rather than lose fields. */
-export const ACCOUNT_EXPORT_VERSION = 1;
+/**
+ * The format version `minutes export --all` writes; a reader refuses a newer one rather than lose fields. 2 adds
+ * each note's recording and its audio file; a version 1 export (no recordings) reads as before.
+ */
+export const ACCOUNT_EXPORT_VERSION = 2;
 export const ACCOUNT_EXPORT_FORMAT = 'minutes-account-export';
 
 /** manifest.json at the top of an account export. */
@@ -11,11 +14,42 @@ export const ExportManifest = z.object({
   format: z.literal(ACCOUNT_EXPORT_FORMAT),
   version: z.number().int().positive(),
   exported_at: z.string(),
-  spaces: z.array(z.object({ mode: z.enum(['live', 'test']), folder: z.string(), notes: z.number().int() })),
+  spaces: z.array(
+    z.object({
+      mode: z.enum(['live', 'test']),
+      folder: z.string(),
+      notes: z.number().int(),
+      // Absent before version 2.
+      audio_files: z.number().int().optional(),
+    }),
+  ),
 });
 export type ExportManifest = z.infer<typeof ExportManifest>;
 
 const Iso = z.string().datetime({ offset: true });
+
+/** An audio file's name beside its note file: the recording id and the format's extension, nothing else. */
+export const AUDIO_FILE_RE = /^rec_[0-9A-Za-z]{24}\.[a-z0-9]{2,5}$/;
+
+/** A note's recording: every column of its row but where it is kept, and its audio file beside the note file. */
+export const ExportedRecording = z.object({
+  id: z.string().regex(/^rec_[0-9A-Za-z]{24}$/),
+  content_type: z.string().min(1),
+  size_bytes: z.number().int().nonnegative(),
+  duration_seconds: z.number().nonnegative().nullable(),
+  created_at: Iso,
+  content_sha256: z.string().nullable(),
+  language: z.string().nullable(),
+  /** Null for a recording made from a transcript, which has no audio. */
+  audio: z
+    .object({
+      file: z.string().regex(AUDIO_FILE_RE),
+      size_bytes: z.number().int().nonnegative(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    })
+    .nullable(),
+});
+export type ExportedRecording = z.infer<typeof ExportedRecording>;
 
 /** One note of an account export: every column of the note and of what belongs to it. */
 export const ExportedNote = z.object({
@@ -35,6 +69,8 @@ export const ExportedNote = z.object({
   // Absent in exports written before notes had a language.
   language: z.string().nullable().optional(),
   analysis_notes: z.string().nullable().optional(),
+  // Absent before version 2; null for a note without a recording (typed in, imported).
+  recording: ExportedRecording.nullable().optional(),
   segments: z.array(
     z.object({ speaker: z.string(), start_ms: z.number(), end_ms: z.number(), text: z.string() }),
   ),
@@ -88,6 +124,7 @@ export function parseMinutesNote(fileName: string, json: unknown): ImportedNote 
       updated_at: n.updated_at,
       language: n.language ?? null,
       analysis_notes: n.analysis_notes ?? null,
+      recording: n.recording ?? null,
       origin: n.source && n.source_id ? { source: n.source, source_id: n.source_id } : null,
     },
   };

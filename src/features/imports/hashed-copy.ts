@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/** What a copy wrote: its size and SHA-256 (hex), measured on the bytes as they passed. */
+export interface CopiedFile {
+  size_bytes: number;
+  sha256: string;
+}
+
+/**
+ * Streams `source` into a new file at `target` (mode 0600), hashing and counting on the way, so an audio file is
+ * never whole in memory. The source is a function so the stream gets its error handler the moment it exists; a
+ * copy that fails removes what it wrote.
+ */
+export async function copyHashed(open: () => Promise<Readable>, target: string): Promise<CopiedFile> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const source = await open();
+  // pipeline listens from here; this covers the moment before it does.
+  source.on('error', () => {});
+  try {
+    await pipeline(
+      source,
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          hash.update(chunk);
+          size += chunk.byteLength;
+          done(null, chunk);
+        },
+      }),
+      fs.createWriteStream(target, { mode: 0o600 }),
+    );
+  } catch (err) {
+    source.destroy();
+    await fsp.rm(target, { force: true });
+    throw err;
+  }
+  return { size_bytes: size, sha256: hash.digest('hex') };
+}
