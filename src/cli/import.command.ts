@@ -17,6 +17,7 @@ import { fetchLimitlessLifelogs, LIMITLESS_API_URL } from '../features/imports/l
 import {
   countZipExportFiles,
   type ExportFile,
+  isExportAudioFile,
   readExportFile,
   readZipExport,
 } from '../features/imports/read-export.ts';
@@ -192,7 +193,11 @@ export async function collectImportFiles(
     if (err instanceof UsageError && exports.size) return [];
     throw err;
   });
-  for (const file of rest) if (!exports.has(file)) files.add(file);
+  for (const file of rest) {
+    // A Minutes export's audio comes in with its note, not as a recording of its own.
+    if (exports.size && isExportAudioFile(file.split(path.sep).join('/'))) continue;
+    if (!exports.has(file)) files.add(file);
+  }
   return { exports: [...exports].sort(), files: [...files].sort() };
 }
 

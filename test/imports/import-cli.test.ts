@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/cli-process.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
-import { tempDataDir } from '../recordings/helpers.ts';
+import { wavFile } from '../recordings/audio-fixtures.ts';
+import { tempDataDir, upload } from '../recordings/helpers.ts';
 import { writeZip } from './zip-fixtures.ts';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -60,20 +61,45 @@ for (const dialect of DIALECTS) {
       expect((await h.request('GET', '/v1/notes?limit=100', { key: t.liveKey })).body.data).toHaveLength(5);
     });
 
-    it('--from forces the source, and export --all writes a manifest and a file per note', async () => {
+    it('--from forces the source, and export --all writes a manifest, a file per note and its audio, which import brings back', async () => {
       const t = await h.tenant();
       const dir = tempDir();
       fs.copyFileSync(path.join(FIXTURES, 'omi/conversations-array.json'), path.join(dir, 'backup.json'));
       const forced = await runCli(['import', dir, '--account', t.email, '--from', 'omi'], settings());
       expect(forced.stdout).toContain('Imported 1 note; skipped 0 already imported; 0 failed.');
+      const wav = wavFile(1);
+      const recorded = await upload(h, { key: t.liveKey, file: { bytes: wav, filename: 'call.wav' } });
+      expect(recorded.status).toBe(202);
       const out = tempDir();
       const exported = await runCli(['export', '--all', out, '--account', t.email], settings());
       expect(exported.code).toBe(0);
-      expect(exported.stdout).toMatch(/^Exported 1 note \(format version 1\) to /);
+      expect(exported.stdout).toMatch(/^Exported 2 notes \(format version 2\) to /);
       const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
-      expect(manifest).toMatchObject({ format: 'minutes-account-export', version: 1 });
-      expect(fs.readdirSync(path.join(out, 'live/notes'))).toHaveLength(1);
+      expect(manifest).toMatchObject({ format: 'minutes-account-export', version: 2 });
+      const audioFile = `${recorded.body.recording_id}.wav`;
+      expect(fs.readdirSync(path.join(out, 'live/notes')).sort()).toEqual(
+        [audioFile, `${recorded.body.note_id}.json`, expect.stringMatching(/\.json$/)].sort(),
+      );
+      expect(fs.readFileSync(path.join(out, 'live/notes', audioFile)).equals(wav)).toBe(true);
+      expect(fs.statSync(path.join(out, 'live/notes', audioFile)).mode & 0o777).toBe(0o600);
       expect(fs.statSync(path.join(out, 'manifest.json')).mode & 0o777).toBe(0o600);
+
+      // Into another account: the audio comes in with its note (a new recording id here), not as a file of its own.
+      const other = await h.tenant();
+      const imported = await runCli(['import', out, '--account', other.email, '--json'], settings());
+      expect(imported.code, imported.stderr).toBe(0);
+      expect((JSON.parse(imported.stdout) as { outcome: string }[]).map((o) => o.outcome)).toEqual([
+        'imported',
+        'imported',
+      ]);
+      const notes = await h.request('GET', '/v1/notes?limit=100', { key: other.liveKey });
+      expect(notes.body.data).toHaveLength(2);
+      const copy = notes.body.data.find((n: { recording_id?: string }) => n.recording_id);
+      const res = await h.app.request(`/v1/recordings/${copy.recording_id}/audio`, {
+        headers: { authorization: `Bearer ${other.liveKey}` },
+      });
+      expect(res.status).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer()).equals(wav)).toBe(true);
     });
   });
 }

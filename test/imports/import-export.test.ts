@@ -112,7 +112,7 @@ for (const dialect of DIALECTS) {
         path.join(dir, 'manifest.json'),
         JSON.stringify({
           format: 'minutes-account-export',
-          version: 2,
+          version: 3,
           exported_at: '2026-01-01T00:00:00Z',
           spaces: [],
         }),
@@ -126,7 +126,7 @@ for (const dialect of DIALECTS) {
         {
           item: 'manifest.json',
           outcome: 'failed',
-          error: "the export's format version 2 is newer than this Minutes reads (1): upgrade Minutes first",
+          error: "the export's format version 3 is newer than this Minutes reads (2): upgrade Minutes first",
         },
       ]);
     });

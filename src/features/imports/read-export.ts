@@ -145,6 +145,11 @@ export function spaceOfNoteFile(name: string): Mode | undefined {
   return /(?:^|\/)(live|test)\/notes\/[^/]+\.json$/.exec(name)?.[1] as Mode | undefined;
 }
 
+/** The audio file of a note of a Minutes account export (`live/notes/rec_….wav`): read with its note, not alone. */
+export function isExportAudioFile(name: string): boolean {
+  return /(?:^|\/)(?:live|test)\/notes\/rec_[0-9A-Za-z]{24}\.[a-z0-9]{2,5}$/.test(name);
+}
+
 /** One file given on its own (a lifelog, an Omi export, a note of a Minutes export). */
 export async function* readExportFile(file: string, limits: ExportReadLimits): AsyncGenerator<ExportFile> {
   const size = (await fsp.stat(file)).size;
