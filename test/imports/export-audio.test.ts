@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
+import { exportAccount } from '../../src/features/imports/export-account.service.ts';
+import { importExport } from '../../src/features/imports/import-export.service.ts';
+import { readFolderExport } from '../../src/features/imports/read-export.ts';
+import { DIALECTS } from '../helpers/dialects.ts';
+import { type Harness, useHarness } from '../helpers/harness.ts';
+import { wavFile } from '../recordings/audio-fixtures.ts';
+import { tempDataDir, upload } from '../recordings/helpers.ts';
+
+const LIMITS = { maxEntryBytes: 16 * 1024 * 1024 };
+const actorOf = (accountId: string): Actor => ({
+  accountId,
+  mode: 'live',
+  scopes: new Set(SCOPES),
+  keyId: 'test',
+});
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-export-audio-'));
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** Every file under a folder, relative, sorted (none when it does not exist). */
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+    .sort();
+}
+
+async function audioOf(h: Harness, key: string, recordingId: string): Promise<Buffer> {
+  const res = await h.app.request(`/v1/recordings/${recordingId}/audio`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  expect(res.status).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+for (const dialect of DIALECTS) {
+  describe(`the audio of an account export (${dialect})`, () => {
+    const fromDir = tempDataDir();
+    const toDir = tempDataDir();
+    const a = useHarness(dialect, { DATA_DIR: fromDir });
+    const b = useHarness(dialect, { DATA_DIR: toDir });
+
+    it('a missing or altered audio file fails its note by name, nothing of it stored; the others are imported; fixed, it comes in', {
+      timeout: 120_000,
+    }, async () => {
+      const source = await a.tenant();
+      const wavs = [wavFile(1), wavFile(1.2), wavFile(0.8)];
+      const recorded = [];
+      for (const [i, wav] of wavs.entries()) {
+        const res = await upload(a, { key: source.liveKey, file: { bytes: wav, filename: `call-${i}.wav` } });
+        expect(res.status).toBe(202);
+        recorded.push(res.body as { recording_id: string; note_id: string });
+      }
+      // A recording made from a transcript: a row without audio.
+      const typed = await a.request('POST', '/v1/recordings', {
+        key: source.liveKey,
+        body: { transcript: 'Ana: The budget is approved.\nBen: I will send the report on Friday.' },
+      });
+      expect(typed.status).toBe(202);
+      const dir = tempDir();
+      await exportAccount(a.deps, dir, { accountId: source.accountId });
+      const notes = path.join(dir, 'live/notes');
+      const [altered, missing, intact] = recorded.map((r) => ({ ...r, file: `${r.recording_id}.wav` })) as [
+        { recording_id: string; note_id: string; file: string },
+        { recording_id: string; note_id: string; file: string },
+        { recording_id: string; note_id: string; file: string },
+      ];
+      // The note made from a transcript has a recording without audio.
+      const typedNote = JSON.parse(fs.readFileSync(path.join(notes, `${typed.body.note_id}.json`), 'utf8'));
+      expect(typedNote.recording).toMatchObject({ audio: null });
+
+      // One file's bytes changed (same size), another gone.
+      const good = fs.readFileSync(path.join(notes, altered.file));
+      const bad = Buffer.from(good);
+      bad[bad.length - 1] = (bad[bad.length - 1]! + 1) % 256;
+      fs.writeFileSync(path.join(notes, altered.file), bad);
+      const aside = path.join(tempDir(), missing.file);
+      fs.renameSync(path.join(notes, missing.file), aside);
+
+      const target = await b.tenant();
+      const outcomes = await importExport(b.deps, actorOf(target.accountId), readFolderExport(dir, LIMITS));
+      const byItem = new Map(outcomes.map((o) => [o.item, o]));
+      expect(outcomes).toHaveLength(4);
+      expect(byItem.get(`live/notes/${altered.note_id}.json`)).toEqual({
+        item: `live/notes/${altered.note_id}.json`,
+        outcome: 'failed',
+        error: expect.stringContaining(`its audio file ${altered.file} does not match its checksum`),
+      });
+      expect(byItem.get(`live/notes/${missing.note_id}.json`)).toEqual({
+        item: `live/notes/${missing.note_id}.json`,
+        outcome: 'failed',
+        error: `its audio file ${missing.file} is missing from the export`,
+      });
+      expect(byItem.get(`live/notes/${intact.note_id}.json`)?.outcome).toBe('imported');
+      expect(byItem.get(`live/notes/${typed.body.note_id}.json`)?.outcome).toBe('imported');
+
+      // Nothing half-written: no note, no recording row, no audio file, no temp file of the failed ones.
+      for (const failed of [altered, missing]) {
+        expect((await b.request('GET', `/v1/notes/${failed.note_id}`, { key: target.liveKey })).status).toBe(
+          404,
+        );
+        expect(
+          await b.db.db.selectFrom('recordings').select('id').where('id', '=', failed.recording_id).execute(),
+        ).toEqual([]);
+      }
+      expect(filesUnder(path.join(toDir, 'audio'))).toEqual([
+        path.join('live', target.accountId, intact.file),
+      ]);
+      expect(filesUnder(path.join(toDir, 'tmp'))).toEqual([]);
+      expect((await audioOf(b, target.liveKey, intact.recording_id)).equals(wavs[2]!)).toBe(true);
+      // The typed note's recording came too, without audio, as it was.
+      expect(
+        (await b.request('GET', `/v1/recordings/${typed.body.recording_id}`, { key: target.liveKey })).body,
+      ).toEqual(
+        (await a.request('GET', `/v1/recordings/${typed.body.recording_id}`, { key: source.liveKey })).body,
+      );
+
+      // Put right, the same export brings the two in and skips the rest.
+      fs.writeFileSync(path.join(notes, altered.file), good);
+      fs.renameSync(aside, path.join(notes, missing.file));
+      const again = await importExport(b.deps, actorOf(target.accountId), readFolderExport(dir, LIMITS));
+      expect(new Map(again.map((o) => [o.item, o.outcome]))).toEqual(
+        new Map([
+          [`live/notes/${altered.note_id}.json`, 'imported'],
+          [`live/notes/${missing.note_id}.json`, 'imported'],
+          [`live/notes/${intact.note_id}.json`, 'skipped'],
+          [`live/notes/${typed.body.note_id}.json`, 'skipped'],
+        ]),
+      );
+      expect((await audioOf(b, target.liveKey, altered.recording_id)).equals(wavs[0]!)).toBe(true);
+      expect((await audioOf(b, target.liveKey, missing.recording_id)).equals(wavs[1]!)).toBe(true);
+      expect(sha256(await audioOf(b, target.liveKey, missing.recording_id))).toBe(sha256(wavs[1]!));
+    });
+
+    it('an export of format version 1 (no recordings, no audio) still imports', async () => {
+      const source = await a.tenant();
+      const recorded = await upload(a, {
+        key: source.liveKey,
+        file: { bytes: wavFile(1), filename: 'x.wav' },
+      });
+      expect(recorded.status).toBe(202);
+      const dir = tempDir();
+      await exportAccount(a.deps, dir, { accountId: source.accountId });
+      // Rewritten as the first version wrote it: no recording in the note, no audio file, version 1.
+      const notes = path.join(dir, 'live/notes');
+      const noteFile = path.join(notes, `${recorded.body.note_id}.json`);
+      const { recording: _dropped, ...v1 } = JSON.parse(fs.readFileSync(noteFile, 'utf8'));
+      fs.writeFileSync(noteFile, JSON.stringify(v1));
+      fs.rmSync(path.join(notes, `${recorded.body.recording_id}.wav`));
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+      fs.writeFileSync(
+        path.join(dir, 'manifest.json'),
+        JSON.stringify({
+          ...manifest,
+          version: 1,
+          spaces: manifest.spaces.map(({ audio_files: _n, ...s }: { audio_files: number }) => s),
+        }),
+      );
+      const target = await b.tenant();
+      const outcomes = await importExport(b.deps, actorOf(target.accountId), readFolderExport(dir, LIMITS));
+      expect(outcomes.map((o) => o.outcome)).toEqual(['imported']);
+      const note = await b.request('GET', `/v1/notes/${recorded.body.note_id}`, { key: target.liveKey });
+      expect(note.status).toBe(200);
+      expect(note.body.recording_id).toBeUndefined();
+    });
+  });
+}
