@@ -7,10 +7,12 @@ import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { exportAccount } from '../../src/features/imports/export-account.service.ts';
 import { importExport } from '../../src/features/imports/import-export.service.ts';
 import { readFolderExport } from '../../src/features/imports/read-export.ts';
+import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
 import { wavFile } from '../recordings/audio-fixtures.ts';
 import { tempDataDir, upload } from '../recordings/helpers.ts';
+import { writeZip } from './zip-fixtures.ts';
 
 const LIMITS = { maxEntryBytes: 16 * 1024 * 1024 };
 const actorOf = (accountId: string): Actor => ({
@@ -135,6 +137,58 @@ for (const dialect of DIALECTS) {
       expect((await audioOf(b, target.liveKey, altered.recording_id)).equals(wavs[0]!)).toBe(true);
       expect((await audioOf(b, target.liveKey, missing.recording_id)).equals(wavs[1]!)).toBe(true);
       expect(sha256(await audioOf(b, target.liveKey, missing.recording_id))).toBe(sha256(wavs[1]!));
+    });
+
+    it('POST /v1/imports of the export as a ZIP brings each note with its audio, wherever its entry lies; a missing one fails its note', {
+      timeout: 120_000,
+    }, async () => {
+      const source = await a.tenant();
+      const wavs = [wavFile(1.1), wavFile(0.9)];
+      const recorded = [];
+      for (const wav of wavs) {
+        const res = await upload(a, { key: source.liveKey, file: { bytes: wav, filename: 'call.wav' } });
+        expect(res.status).toBe(202);
+        recorded.push(res.body as { recording_id: string; note_id: string });
+      }
+      const [kept, lost] = recorded as [(typeof recorded)[0], (typeof recorded)[0]];
+      const dir = tempDir();
+      await exportAccount(a.deps, dir, { accountId: source.accountId });
+      // As a folder zipped by hand: under a top folder, the audio entry first, one audio file left out.
+      const entries = filesUnder(dir)
+        .map((rel) => rel.split(path.sep).join('/'))
+        .filter((rel) => rel !== `live/notes/${lost.recording_id}.wav`)
+        .sort((x, y) => Number(y.endsWith('.wav')) - Number(x.endsWith('.wav')) || (x < y ? -1 : 1))
+        .map((rel) => ({ name: `minutes-export/${rel}`, data: fs.readFileSync(path.join(dir, rel)) }));
+      expect(entries[0]?.name).toBe(`minutes-export/live/notes/${kept.recording_id}.wav`);
+      const zip = path.join(tempDir(), 'export.zip');
+      await writeZip(zip, entries);
+
+      const target = await b.tenant();
+      const form = new FormData();
+      form.append('file', new Blob([fs.readFileSync(zip)]), 'minutes-export.zip');
+      const res = await b.app.request('/v1/imports', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${target.liveKey}` },
+        body: form,
+      });
+      expect(res.status).toBe(202);
+      const { id } = (await res.json()) as { id: string };
+      while ((await runDueJobs(b.deps)) > 0) {
+        // the import's steps run
+      }
+      const got = await b.request('GET', `/v1/imports/${id}`, { key: target.liveKey });
+      expect(got.body).toMatchObject({ status: 'completed', imported: 1, failed: 1 });
+      expect(got.body.errors).toEqual([
+        {
+          item: `minutes-export/live/notes/${lost.note_id}.json`,
+          message: `its audio file ${lost.recording_id}.wav is missing from the export`,
+        },
+      ]);
+      expect((await audioOf(b, target.liveKey, kept.recording_id)).equals(wavs[0]!)).toBe(true);
+      expect((await b.request('GET', `/v1/notes/${lost.note_id}`, { key: target.liveKey })).status).toBe(404);
+      expect(filesUnder(path.join(toDir, 'audio', 'live', target.accountId))).toEqual([
+        `${kept.recording_id}.wav`,
+      ]);
     });
 
     it('an export of format version 1 (no recordings, no audio) still imports', async () => {

@@ -255,7 +255,7 @@ async function importFile(
     return tally;
   }
   async function* one() {
-    yield 'error' in file ? file : { name: file.name, bytes: file.bytes };
+    yield 'error' in file ? file : { name: file.name, bytes: file.bytes, sibling: file.sibling };
   }
   const outcomes = await importExport(deps, actor, one(), { me: row.me ?? undefined });
   for (const outcome of outcomes) {

@@ -49,6 +49,13 @@ export async function* readZipExport(file: string, limits: ExportReadLimits): As
   }
   let total = 0;
   let entries = 0;
+  const counted = { bytes: 0 };
+  let audio: ZipAudio | undefined;
+  try {
+    audio = await zipAudio(file);
+  } catch {
+    // The listing below meets the same damage and reports it.
+  }
   try {
     for await (const entry of zipEntries(zip)) {
       entries += 1;
@@ -78,6 +85,7 @@ export async function* readZipExport(file: string, limits: ExportReadLimits): As
         continue;
       }
       total += size;
+      counted.bytes = total;
       if (total > MAX_TOTAL_BYTES) {
         yield {
           name: path.basename(file),
@@ -88,7 +96,12 @@ export async function* readZipExport(file: string, limits: ExportReadLimits): As
       try {
         const bytes = await readEntry(zip, entry, limits.maxEntryBytes);
         const mode = spaceOfNoteFile(name);
-        yield { name, bytes, ...(mode ? { mode } : {}) };
+        yield {
+          name,
+          bytes,
+          ...(mode ? { mode } : {}),
+          ...(audio ? { sibling: audio.siblingOf(name, counted) } : {}),
+        };
       } catch (err) {
         yield { name, error: `could not be read (${(err as Error).message})` };
       }
@@ -97,7 +110,58 @@ export async function* readZipExport(file: string, limits: ExportReadLimits): As
     yield { name: path.basename(file), error: `the archive is damaged (${(err as Error).message})` };
   } finally {
     zip.close();
+    audio?.close();
   }
+}
+
+interface ZipAudio {
+  /** Opens an audio entry beside the entry `name`, its bytes added to `counted` against the archive's limit. */
+  siblingOf(name: string, counted: { bytes: number }): OpenSibling;
+  close(): void;
+}
+
+/**
+ * The audio entries of a Minutes export in a ZIP (`live/notes/rec_….wav`), found from the central directory in
+ * a first pass and opened on demand from a second handle on the archive, so a note's audio is streamed whether
+ * its entry comes before or after the note's. An audio entry is held to the bomb ratio and the archive's total.
+ */
+async function zipAudio(file: string): Promise<ZipAudio | undefined> {
+  const zip = await openZip(file);
+  const found = new Map<string, yauzl.Entry>();
+  let listed = 0;
+  try {
+    for await (const entry of zipEntries(zip)) {
+      if ((listed += 1) > MAX_ENTRIES) break;
+      const name = entryName(entry);
+      if (isExportAudioFile(name) && isSafeEntryName(name)) found.set(name, entry);
+    }
+  } catch (err) {
+    zip.close();
+    throw err;
+  }
+  if (!found.size) {
+    zip.close();
+    return undefined;
+  }
+  return {
+    siblingOf: (name, counted) => async (sibling) => {
+      const full = `${name.slice(0, name.lastIndexOf('/') + 1)}${sibling}`;
+      const entry = sibling === path.posix.basename(sibling) ? found.get(full) : undefined;
+      if (!entry)
+        throw Object.assign(new Error(`no entry ${JSON.stringify(full)} in the archive`), { code: 'ENOENT' });
+      const size = entry.uncompressedSize;
+      if (size > RATIO_FLOOR_BYTES && size > MAX_RATIO * Math.max(1, entry.compressedSize))
+        throw new Error('it expands like a ZIP bomb');
+      if (counted.bytes + size > MAX_TOTAL_BYTES)
+        throw new Error(`the archive expands to more than ${MAX_TOTAL_BYTES} bytes`);
+      counted.bytes += size;
+      // yauzl checks the bytes streamed against the size the directory gives (validateEntrySizes).
+      return new Promise<Readable>((resolve, reject) =>
+        zip.openReadStream(entry, (err, stream) => (err ? reject(err) : resolve(stream))),
+      );
+    },
+    close: () => zip.close(),
+  };
 }
 
 /**
