@@ -48,7 +48,7 @@ export function registerExportCommand(program: Command): void {
     .option('--json', 'print the exported files as JSON')
     .option(
       '--all',
-      'a lossless account export instead (both data spaces, every field, JSON per note and a manifest): ' +
+      'a lossless account export instead (both data spaces, every field, JSON per note, its audio and a manifest): ' +
         'the way to back up an account or move it to another instance with `minutes import DIR`',
     )
     .action(

@@ -100,7 +100,12 @@ async function exportRecording(
     const key = row.storage_key;
     const file = `${row.id}${/\.[a-z0-9]+$/.exec(key)?.[0] ?? ''}`;
     const target = path.join(folder, file);
-    const copied = await copyHashed(() => deps.audio.read(key), `${target}.partial`);
+    const copied = await copyHashed(() => deps.audio.read(key), `${target}.partial`).catch((err: unknown) => {
+      throw new Error(
+        `could not export the audio of recording ${row.id} (${key} in DATA_DIR/audio): ${(err as Error).message}`,
+        { cause: err },
+      );
+    });
     await fsp.rename(`${target}.partial`, target);
     audio = { file, ...copied };
   }

@@ -131,7 +131,8 @@ async function zipAudio(file: string): Promise<ZipAudio | undefined> {
   let listed = 0;
   try {
     for await (const entry of zipEntries(zip)) {
-      if ((listed += 1) > MAX_ENTRIES) break;
+      listed += 1;
+      if (listed > MAX_ENTRIES) break;
       const name = entryName(entry);
       if (isExportAudioFile(name) && isSafeEntryName(name)) found.set(name, entry);
     }
