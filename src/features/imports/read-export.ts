@@ -212,7 +212,7 @@ export function spaceOfNoteFile(name: string): Mode | undefined {
 
 /** The audio file of a note of a Minutes account export (`live/notes/rec_….wav`): read with its note, not alone. */
 export function isExportAudioFile(name: string): boolean {
-  return /(?:^|\/)(?:live|test)\/notes\/rec_[0-9A-Za-z]{24}\.[a-z0-9]{2,5}$/.test(name);
+  return /(?:^|\/)(?:live|test)\/notes\/rec_[0-9A-Za-z]{24}(?:\.[a-z0-9]{2,5})?$/.test(name);
 }
 
 /** One file given on its own (a lifelog, an Omi export, a note of a Minutes export). */

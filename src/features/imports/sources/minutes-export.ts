@@ -29,7 +29,7 @@ export type ExportManifest = z.infer<typeof ExportManifest>;
 const Iso = z.string().datetime({ offset: true });
 
 /** An audio file's name beside its note file: the recording id and the format's extension, nothing else. */
-export const AUDIO_FILE_RE = /^rec_[0-9A-Za-z]{24}\.[a-z0-9]{2,5}$/;
+export const AUDIO_FILE_RE = /^rec_[0-9A-Za-z]{24}(?:\.[a-z0-9]{2,5})?$/;
 
 /** A note's recording: every column of its row but where it is kept, and its audio file beside the note file. */
 export const ExportedRecording = z.object({
