@@ -195,3 +195,64 @@ describe('source detection and entry names', () => {
       expect(isSafeEntryName(good), good).toBe(true);
   });
 });
+
+describe('Minutes note with a recording', () => {
+  const note = (audioFile: string) => ({
+    id: 'note_1',
+    title: 'Call',
+    title_locked: false,
+    status: 'ready',
+    failure_reason: null,
+    summary: '',
+    transcript: '',
+    duration_seconds: 1,
+    tags: [],
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    source: null,
+    source_id: null,
+    recording: {
+      id: 'rec_0123456789abcdefghijABCD',
+      content_type: 'audio/wav',
+      size_bytes: 4,
+      duration_seconds: 1,
+      created_at: '2026-01-01T00:00:00.000Z',
+      content_sha256: null,
+      language: null,
+      audio: { file: audioFile, size_bytes: 4, sha256: 'a'.repeat(64) },
+    },
+    segments: [],
+    speakers: [],
+    highlights: [],
+    action_items: [],
+  });
+  const parse = (value: unknown) =>
+    parseImportFile({
+      name: 'live/notes/note_1.json',
+      bytes: new TextEncoder().encode(JSON.stringify(value)),
+      source: 'minutes',
+    });
+
+  it('keeps the recording and its audio file name', () => {
+    const { notes, errors } = parse(note('rec_0123456789abcdefghijABCD.wav'));
+    expect(errors).toEqual([]);
+    expect(notes[0]?.exact?.recording?.audio).toEqual({
+      file: 'rec_0123456789abcdefghijABCD.wav',
+      size_bytes: 4,
+      sha256: 'a'.repeat(64),
+    });
+  });
+
+  it('refuses an audio file name that is a path or not a recording', () => {
+    for (const bad of [
+      '../rec_0123456789abcdefghijABCD.wav',
+      'x/rec_0123456789abcdefghijABCD.wav',
+      'a.wav',
+      '',
+    ]) {
+      const { notes, errors } = parse(note(bad));
+      expect(notes, bad).toEqual([]);
+      expect(errors[0]?.message, bad).toMatch(/^not a Minutes note: recording\.audio\.file/);
+    }
+  });
+});
