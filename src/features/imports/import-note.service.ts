@@ -8,6 +8,7 @@ import { recordEvent } from '../events/events.ts';
 import { notesRepo } from '../notes/notes.repo.ts';
 import { toNoteListItem } from '../notes/notes.view.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
+import { recordingsRepo } from '../recordings/recordings.repo.ts';
 import { indexNote } from '../search/index-note.ts';
 import { deleteAudioFiles } from '../storage/audio-storage.ts';
 import { prepareTranscript } from '../transcripts/prepared-transcript.ts';
@@ -134,7 +135,7 @@ export async function importNote(
       await notesRepo.replaceTags(trx, space, id, note.tags);
       await importsRepo.insertActionItems(trx, actionItems);
       await importsRepo.insertHighlights(trx, highlights);
-      if (recording) await trx.insertInto('recordings').values(recording).execute();
+      if (recording) await recordingsRepo.insert(trx, recording);
       await recordEvent(
         trx,
         space,
