@@ -1,3 +1,4 @@
+import type { ImportView } from '../../src/features/imports/import-run.service.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, page, type Shell } from '../layout.ts';
 
@@ -41,20 +42,8 @@ ${options.error ? html`<p class="flash error" role="alert">${options.error}</p>`
   );
 }
 
-/** An import as GET /v1/imports/:id answers it. */
-export interface ImportProgress {
-  id: string;
-  status: 'running' | 'completed' | 'failed';
-  source: string | null;
-  total: number;
-  imported: number;
-  skipped: number;
-  failed: number;
-  errors: { item: string; message: string }[];
-}
-
 /** An import's progress; while it runs, the page updates its counts by itself (data-import-poll). */
-export function importPage(shell: Shell, view: ImportProgress): Html {
+export function importPage(shell: Shell, view: ImportView): Html {
   const done = view.imported + view.skipped + view.failed;
   const label =
     view.status === 'running'

@@ -5,8 +5,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { commonErrors, ErrorBody, notFoundError, scopedRoute } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
-import { isMultipart, receiveMultipart } from '../recordings/multipart-upload.ts';
-import { removeTempFile } from '../storage/temp-files.ts';
+import { isMultipart, withMultipartUpload } from '../recordings/multipart-upload.ts';
 import { getImport, startImport } from './import-run.service.ts';
 import { Import, ImportIdParam, ImportUpload } from './imports.schema.ts';
 
@@ -26,16 +25,7 @@ function receiveExport(deps: Deps): MiddlewareHandler<AppEnv> {
         `Content-Type must be multipart/form-data with the export in the field 'file', not '${type ?? 'none'}'.`,
       );
     }
-    const upload = await receiveMultipart(c.req.raw, {
-      dataDir: deps.config.dataDir,
-      maxFileBytes: deps.config.maxUploadBytes,
-    });
-    c.set('upload', upload);
-    try {
-      await next();
-    } finally {
-      if (upload.file) await removeTempFile(upload.file.path);
-    }
+    await withMultipartUpload(c, deps, next);
   };
 }
 

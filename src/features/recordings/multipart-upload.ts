@@ -4,6 +4,8 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
+import type { Context, Next } from 'hono';
+import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createTempPath, PRIVATE_FILE_MODE, removeTempFile } from '../storage/temp-files.ts';
 
@@ -202,4 +204,21 @@ function malformed(detail: string): AppError {
       '.',
     ),
   );
+}
+
+/**
+ * Streams the multipart body into the context's `upload` for the handler, then removes the temp file: a handler
+ * that keeps it has moved it into storage by then, and anything else must not linger.
+ */
+export async function withMultipartUpload(c: Context, deps: Deps, next: Next): Promise<void> {
+  const upload = await receiveMultipart(c.req.raw, {
+    dataDir: deps.config.dataDir,
+    maxFileBytes: deps.config.maxUploadBytes,
+  });
+  c.set('upload', upload);
+  try {
+    await next();
+  } finally {
+    if (upload.file) await removeTempFile(upload.file.path);
+  }
 }

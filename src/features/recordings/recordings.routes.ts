@@ -17,10 +17,9 @@ import { AppError } from '../../lib/errors.ts';
 import { EXAMPLE } from '../../lib/schemas/examples.ts';
 import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
 import { CreateNoteBody } from '../notes/notes.schema.ts';
-import { removeTempFile } from '../storage/temp-files.ts';
 import { transcriptBody, transcriptBodyLimit } from '../transcripts/transcript-body.ts';
 import { audioResponseHeaders } from './audio-headers.ts';
-import { isMultipart, receiveMultipart } from './multipart-upload.ts';
+import { isMultipart, withMultipartUpload } from './multipart-upload.ts';
 import {
   ListRecordingsQuery,
   Recording,
@@ -55,20 +54,7 @@ function ingestBody(deps: Deps): MiddlewareHandler<AppEnv> {
   const readJson = jsonBody(transcriptBodyLimit, deps, transcriptBody(deps, 'recorded'));
   return async (c, next) => {
     const type = c.req.header('content-type');
-    if (isMultipart(type)) {
-      const upload = await receiveMultipart(c.req.raw, {
-        dataDir: deps.config.dataDir,
-        maxFileBytes: deps.config.maxUploadBytes,
-      });
-      c.set('upload', upload);
-      try {
-        await next();
-      } finally {
-        // Moved into storage on success (then this is a no-op); otherwise it must not linger.
-        if (upload.file) await removeTempFile(upload.file.path);
-      }
-      return;
-    }
+    if (isMultipart(type)) return withMultipartUpload(c, deps, next);
     if (type === undefined || JSON_TYPE.test(type)) return readJson(c, next);
     throw new AppError(
       'unsupported_media_type',
