@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'kysely';
 import type { Deps } from './deps.ts';
 import { actionItemsRoutes } from './features/action-items/action-items.routes.ts';
+import { authenticate, verifyCaller } from './features/api-keys/authenticate.middleware.ts';
 import { askRoutes } from './features/ask/ask.routes.ts';
 import { mountDashboard } from './features/dashboard/dashboard.routes.ts';
 import { importsRoutes } from './features/imports/imports.routes.ts';
@@ -18,7 +19,7 @@ import type { AppEnv } from './http/context.ts';
 import { docsRoutes } from './http/docs.routes.ts';
 import { errorResponse, toAppError } from './http/errors.ts';
 import { mountMetrics } from './http/metrics.ts';
-import { authenticate, requestContext } from './http/middleware.ts';
+import { requestContext } from './http/middleware.ts';
 import { routeNotFound } from './http/not-found.ts';
 import { documentApi } from './http/openapi-document.ts';
 import { rateLimit } from './http/rate-limit.ts';
@@ -63,7 +64,10 @@ export function buildApp(deps: Deps) {
 
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   v1.use('*', authenticate(deps));
-  v1.use('*', rateLimit(deps));
+  v1.use(
+    '*',
+    rateLimit(deps, (c) => c.get('actor').keyId),
+  );
   // A test key's first request seeds that account's test data space.
   v1.use('*', async (c, next) => {
     const actor = c.get('actor');
@@ -81,7 +85,7 @@ export function buildApp(deps: Deps) {
   // MCP authenticates itself with the same keys (its Origin check comes first), so it is outside /v1.
   app.route('/mcp', mcpRoutes(deps));
 
-  app.notFound(routeNotFound(app, deps));
+  app.notFound(routeNotFound(app, verifyCaller(deps)));
   return app;
 }
 

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { Actor } from '../features/api-keys/scopes.ts';
 
 /**
  * What every request carries from a middleware to its handler. A feature's own middleware declares what it
@@ -8,7 +7,6 @@ import type { Actor } from '../features/api-keys/scopes.ts';
 export interface AppEnv {
   Variables: {
     requestId: string;
-    actor: Actor;
     log: Logger;
     /**
      * Set by jsonBody for a large body sent with an Idempotency-Key: its fingerprint, taken in the thread that

@@ -1,7 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Deps } from '../deps.ts';
-import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
-import type { Scope } from '../features/api-keys/scopes.ts';
 import { AppError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { type ParsedJsonBody, parseJsonBody } from '../lib/parse-json-body.ts';
@@ -42,27 +40,6 @@ export function requestContext(deps: Deps): MiddlewareHandler<AppEnv> {
       return;
     }
     log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms }, 'request');
-  };
-}
-
-/** Resolves the bearer key into an actor, or answers 401 with the fitting code. */
-export function authenticate(deps: Deps): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    c.set('actor', await verifyApiKey(deps, c.req.header('authorization')));
-    await next();
-  };
-}
-
-/** 403 unless the key holds the scope; runs before input validation and lookups. */
-export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (!c.get('actor').scopes.has(scope)) {
-      throw new AppError(
-        'insufficient_scope',
-        `This API key lacks the '${scope}' scope needed for this operation.`,
-      );
-    }
-    await next();
   };
 }
 
@@ -164,6 +141,11 @@ function textOf(bytes: Buffer, body: ParsedJsonBody): string {
   } catch {
     return raw;
   }
+}
+
+/** The JSON body of an ordinary operation: up to MAX_BODY_BYTES, parsed like any other. */
+export function defaultJsonBody(deps: Deps): MiddlewareHandler<AppEnv> {
+  return jsonBody((d) => d.config.maxBodyBytes, deps);
 }
 
 function tooLarge(limit: number): AppError {

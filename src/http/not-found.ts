@@ -1,6 +1,4 @@
 import type { Context, Hono } from 'hono';
-import type { Deps } from '../deps.ts';
-import { verifyApiKey } from '../features/api-keys/api-keys.service.ts';
 import { AppError } from '../lib/errors.ts';
 import type { AppEnv } from './context.ts';
 import { errorResponse } from './errors.ts';
@@ -9,10 +7,10 @@ const ROUTE_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * 405 with `Allow` when the path exists with other methods, 404 `route_not_found` otherwise. Authentication
- * comes first (docs/api.md, Order of checks: auth 401 → unknown route 404): under /v1 its middleware has already run; elsewhere a
- * path that matches no route at all needs a valid key to learn that it does not exist.
+ * comes first (docs/api.md, Order of checks: auth 401 → unknown route 404): `verifyCaller` throws the 401 of a
+ * caller without a valid key, who may not learn which paths do not exist.
  */
-export function routeNotFound(app: Hono<AppEnv>, deps: Deps) {
+export function routeNotFound(app: Hono<AppEnv>, verifyCaller: (c: Context<AppEnv>) => Promise<void>) {
   let patterns: { re: RegExp; method: string }[] | undefined;
   return async (c: Context<AppEnv>): Promise<Response> => {
     patterns ??= app.routes
@@ -31,13 +29,11 @@ export function routeNotFound(app: Hono<AppEnv>, deps: Deps) {
         }),
       );
     }
-    if (!c.get('actor')) {
-      try {
-        await verifyApiKey(deps, c.req.header('authorization'));
-      } catch (err) {
-        if (err instanceof AppError) return errorResponse(c, err);
-        throw err;
-      }
+    try {
+      await verifyCaller(c);
+    } catch (err) {
+      if (err instanceof AppError) return errorResponse(c, err);
+      throw err;
     }
     return errorResponse(
       c,

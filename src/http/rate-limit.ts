@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { sql } from 'kysely';
 import type { Db } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
@@ -69,10 +69,13 @@ export async function chargeRateLimit(
   return headers;
 }
 
-/** Per-key fixed-window limit with IETF RateLimit / RateLimit-Policy headers; 429 with Retry-After beyond. */
-export function rateLimit(deps: Deps): MiddlewareHandler<AppEnv> {
+/**
+ * Per-key fixed-window limit with IETF RateLimit / RateLimit-Policy headers; 429 with Retry-After beyond.
+ * `keyOf` names the caller's key, which authentication has resolved before.
+ */
+export function rateLimit(deps: Deps, keyOf: (c: Context<AppEnv>) => string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const headers = await chargeRateLimit(deps, c.get('actor').keyId);
+    const headers = await chargeRateLimit(deps, keyOf(c));
     // Before the handler, so the response is built with them (see requestContext).
     for (const [name, value] of Object.entries(headers ?? {})) c.header(name, value);
     await next();

@@ -1,39 +1,5 @@
-import { type RouteConfig, z } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
-import type { Scope } from '../features/api-keys/scopes.ts';
+import { z } from '@hono/zod-openapi';
 import { EXAMPLE } from '../lib/schemas/examples.ts';
-import type { AppEnv } from './context.ts';
-import { requireScope } from './middleware.ts';
-
-/**
- * The one place an operation's scope is declared. Wraps a route config (before `createRoute`) so that the scope
- * check runs first (`requireScope`, before body parsing and validation: docs/api.md, Order of checks), the document
- * names the scope in the operation's `x-scope` and its description ends with `Scope: \`…\`` (for readers, and
- * test/helpers/routes.ts). Its `security` is an API key only (`bearerAuth: []`): /v1 authenticates keys, not
- * OAuth access tokens, which only POST /mcp accepts. Route and document cannot disagree.
- */
-export function scopedRoute<
-  // operationId is required: generated SDKs name their methods after it (listNotes), so it must be stable.
-  const R extends Omit<RouteConfig, 'security' | 'middleware'> & { operationId: string },
-  const M extends readonly MiddlewareHandler<AppEnv>[] = [],
->(
-  scope: Scope,
-  route: R & { middleware?: M },
-): Omit<R, 'description' | 'middleware'> & {
-  description: string;
-  security: { bearerAuth: [] }[];
-  'x-scope': Scope;
-  middleware: [MiddlewareHandler<AppEnv>, ...M];
-} {
-  const { middleware = [] as unknown as M, ...rest } = route;
-  return {
-    ...(rest as Omit<R, 'description' | 'middleware'>),
-    description: [route.description, `Scope: \`${scope}\`.`].filter(Boolean).join(' '),
-    security: [{ bearerAuth: [] }],
-    'x-scope': scope,
-    middleware: [requireScope(scope), ...middleware],
-  };
-}
 
 /** The error body every failure returns. */
 export const ErrorBody = z
@@ -58,34 +24,37 @@ export const ErrorBody = z
     },
   });
 
-const errorResponse = (description: string) => ({
+/** A JSON response of the document: its description, its schema and, when given, an example. */
+export const jsonResponse = <T>(schema: T, description: string, example?: unknown) => ({
   description,
-  content: { 'application/json': { schema: ErrorBody } },
+  content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
 });
+
+/** The required JSON body of an operation. */
+export const jsonRequestBody = <T>(schema: T) => ({
+  required: true,
+  content: { 'application/json': { schema } },
+});
+
+/** An error response of the document: the shared error body under an operation's own description. */
+export const documentedError = (description: string) => jsonResponse(ErrorBody, description);
 
 /** Error responses shared by every authenticated route, merged into each route's `responses`. */
 export const commonErrors = {
-  400: errorResponse('Invalid input: wrong type, format, range, unknown body field or malformed JSON.'),
-  401: errorResponse('Missing, malformed, unknown, revoked or expired API key.'),
-  403: errorResponse('The API key lacks the scope this operation needs.'),
-  429: errorResponse('Rate limit exceeded; see Retry-After.'),
-  500: errorResponse('Internal error.'),
-  503: errorResponse(
+  400: documentedError('Invalid input: wrong type, format, range, unknown body field or malformed JSON.'),
+  401: documentedError('Missing, malformed, unknown, revoked or expired API key.'),
+  403: documentedError('The API key lacks the scope this operation needs.'),
+  429: documentedError('Rate limit exceeded; see Retry-After.'),
+  500: documentedError('Internal error.'),
+  503: documentedError(
     'The database is momentarily too busy (`unavailable`); nothing was changed. Retry after Retry-After seconds.',
   ),
 } as const;
 
-/** POST /v1/webhooks over WEBHOOKS_MAX_PER_ACCOUNT. */
-export const webhookLimitError = {
-  409: errorResponse(
-    'The account already has as many webhooks in this mode as allowed (`webhook_limit_reached`).',
-  ),
-} as const;
-
-export const notFoundError = { 404: errorResponse('No such object in this account and mode.') } as const;
+export const notFoundError = { 404: documentedError('No such object in this account and mode.') } as const;
 export const bodyErrors = {
-  413: errorResponse('The body is larger than allowed.'),
-  415: errorResponse('Content-Type is not application/json.'),
+  413: documentedError('The body is larger than allowed.'),
+  415: documentedError('Content-Type is not application/json.'),
 } as const;
 
 /** Optional `Idempotency-Key` header of POST operations that create something. */
@@ -102,9 +71,9 @@ export const IdempotencyHeaders = z.object({
 });
 
 export const idempotencyErrors = {
-  404: errorResponse(
+  404: documentedError(
     'A replay of an Idempotency-Key whose note has since been deleted: its stored response is gone with it.',
   ),
-  409: errorResponse('A request with this Idempotency-Key is still running.'),
-  422: errorResponse('This Idempotency-Key was used with a different request.'),
+  409: documentedError('A request with this Idempotency-Key is still running.'),
+  422: documentedError('This Idempotency-Key was used with a different request.'),
 } as const;

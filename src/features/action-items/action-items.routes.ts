@@ -1,9 +1,16 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { jsonBody } from '../../http/middleware.ts';
-import { bodyErrors, commonErrors, notFoundError, scopedRoute } from '../../http/schemas.ts';
+import { defaultJsonBody } from '../../http/middleware.ts';
+import {
+  bodyErrors,
+  commonErrors,
+  jsonRequestBody,
+  jsonResponse,
+  notFoundError,
+} from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
+import { scopedRoute } from '../api-keys/scoped-route.ts';
 import {
   ActionItem,
   ActionItemIdParam,
@@ -12,11 +19,6 @@ import {
   UpdateActionItemBody,
 } from './action-items.schema.ts';
 import { listActionItems, updateActionItem } from './action-items.service.ts';
-
-const json = <T>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
 
 const listActionItemsRoute = createRoute(
   scopedRoute('actions:read', {
@@ -29,7 +31,7 @@ const listActionItemsRoute = createRoute(
       'Action items across all notes, newest first (`created_at` desc, then `id` desc), filterable by ' +
       '`status`, `note_id` and `assignee`.',
     request: { query: ListActionItemsQuery },
-    responses: { 200: json(ActionItemList, 'A page of action items.'), ...commonErrors },
+    responses: { 200: jsonResponse(ActionItemList, 'A page of action items.'), ...commonErrors },
   }),
 );
 
@@ -44,13 +46,13 @@ const updateActionItemRoute = (deps: Deps) =>
       description:
         'Sets `status`, `text`, `due` and/or `assignee`; `null` clears `due` or `assignee`. Completing ' +
         'sets `completed_at` (unchanged if it already was completed); back to `pending` removes it.',
-      middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+      middleware: [defaultJsonBody(deps)] as const,
       request: {
         params: ActionItemIdParam,
-        body: { required: true, content: { 'application/json': { schema: UpdateActionItemBody } } },
+        body: jsonRequestBody(UpdateActionItemBody),
       },
       responses: {
-        200: json(ActionItem, 'The whole action item after the update.'),
+        200: jsonResponse(ActionItem, 'The whole action item after the update.'),
         ...commonErrors,
         ...notFoundError,
         ...bodyErrors,

@@ -1,46 +1,52 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { jsonBody } from '../../http/middleware.ts';
-import { bodyErrors, commonErrors, notFoundError, scopedRoute } from '../../http/schemas.ts';
+import { defaultJsonBody } from '../../http/middleware.ts';
+import {
+  bodyErrors,
+  commonErrors,
+  jsonRequestBody,
+  jsonResponse,
+  notFoundError,
+} from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
+import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { AskBody, AskResponse } from './ask.schema.ts';
 import { askNotes } from './ask.service.ts';
+
+const askNotesRoute = (deps: Deps) =>
+  createRoute(
+    scopedRoute('search', {
+      method: 'post',
+      path: '/',
+      tags: ['Search'],
+      operationId: 'askNotes',
+      summary: 'Ask the notes',
+      description:
+        'Answers a question from the notes, every sentence cited: `[n]` in `answer` refers to `citations[n-1]`, ' +
+        "whose `quote` occurs verbatim in that note's transcript and whose `start_ms` is where it was said. " +
+        'With `note_id` one note is asked; otherwise the notes search finds relevant (within `from`, `to`, ' +
+        '`tag`), grouped by note, newest first when the question is about time. When nothing relevant is ' +
+        'found, `answered` is false and `citations` is empty. Without a language model the answer is ' +
+        'extractive: sentences of the notes themselves. With a language model (`ANALYZER=openai`) it may be ' +
+        'generated (`mode: "generative"`) from the located passages only; a citation whose quote does not ' +
+        'occur in the notes is dropped, with any sentence left without one.',
+      middleware: [defaultJsonBody(deps)] as const,
+      request: { body: jsonRequestBody(AskBody) },
+      responses: {
+        200: jsonResponse(AskResponse, 'The answer with its citations.'),
+        ...commonErrors,
+        ...notFoundError,
+        ...bodyErrors,
+      },
+    }),
+  );
 
 /** POST /v1/ask. */
 export function askRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.openapi(
-    createRoute(
-      scopedRoute('search', {
-        method: 'post',
-        path: '/',
-        tags: ['Search'],
-        operationId: 'askNotes',
-        summary: 'Ask the notes',
-        description:
-          'Answers a question from the notes, every sentence cited: `[n]` in `answer` refers to `citations[n-1]`, ' +
-          "whose `quote` occurs verbatim in that note's transcript and whose `start_ms` is where it was said. " +
-          'With `note_id` one note is asked; otherwise the notes search finds relevant (within `from`, `to`, ' +
-          '`tag`), grouped by note, newest first when the question is about time. When nothing relevant is ' +
-          'found, `answered` is false and `citations` is empty. Without a language model the answer is ' +
-          'extractive: sentences of the notes themselves. With a language model (`ANALYZER=openai`) it may be ' +
-          'generated (`mode: "generative"`) from the located passages only; a citation whose quote does not ' +
-          'occur in the notes is dropped, with any sentence left without one.',
-        middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
-        request: { body: { required: true, content: { 'application/json': { schema: AskBody } } } },
-        responses: {
-          200: {
-            description: 'The answer with its citations.',
-            content: { 'application/json': { schema: AskResponse } },
-          },
-          ...commonErrors,
-          ...notFoundError,
-          ...bodyErrors,
-        },
-      }),
-    ),
-    async (c) => c.json(await askNotes(deps, c.get('actor'), c.req.valid('json')), 200),
+  app.openapi(askNotesRoute(deps), async (c) =>
+    c.json(await askNotes(deps, c.get('actor'), c.req.valid('json')), 200),
   );
   return app;
 }

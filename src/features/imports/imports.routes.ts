@@ -2,18 +2,14 @@ import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { commonErrors, ErrorBody, notFoundError, scopedRoute } from '../../http/schemas.ts';
+import { commonErrors, documentedError, jsonResponse, notFoundError } from '../../http/schemas.ts';
+import { openapiStreamed } from '../../http/streamed-route.ts';
 import { validationHook } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
+import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { isMultipart, withMultipartUpload } from '../recordings/multipart-upload.ts';
 import { getImport, startImport } from './import-run.service.ts';
 import { Import, ImportIdParam, ImportUpload } from './imports.schema.ts';
-
-const json = <T>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const error = (description: string) => json(ErrorBody, description);
 
 /** The upload of POST /v1/imports, streamed to a temp file (removed whatever happens, unless the import took it). */
 function receiveExport(deps: Deps): MiddlewareHandler<AppEnv> {
@@ -48,12 +44,8 @@ function parseFields(fields: readonly [string, string][]): { me?: string } {
   return out;
 }
 
-/** /v1/imports: start an import of an uploaded export, and follow it. */
-export function importsRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-
-  // Documented here, served by app.post below: the multipart body is streamed, so no validator may buffer it.
-  const { middleware, ...route } = createRoute(
+const createImportRoute = (deps: Deps) =>
+  createRoute(
     scopedRoute('notes:write', {
       method: 'post',
       path: '/',
@@ -72,16 +64,35 @@ export function importsRoutes(deps: Deps) {
         body: { required: true, content: { 'multipart/form-data': { schema: ImportUpload } } },
       },
       responses: {
-        202: json(Import, 'Accepted: the import is running.'),
+        202: jsonResponse(Import, 'Accepted: the import is running.'),
         ...commonErrors,
-        400: error('No `file`, a file that is neither ZIP nor JSON, malformed multipart, an unknown field.'),
-        413: error('The file is larger than MAX_UPLOAD_BYTES.'),
-        415: error('Not multipart/form-data.'),
+        400: documentedError(
+          'No `file`, a file that is neither ZIP nor JSON, malformed multipart, an unknown field.',
+        ),
+        413: documentedError('The file is larger than MAX_UPLOAD_BYTES.'),
+        415: documentedError('Not multipart/form-data.'),
       },
     }),
   );
-  app.openAPIRegistry.registerPath(route);
-  app.post('/', ...middleware, async (c) => {
+
+const getImportRoute = createRoute(
+  scopedRoute('notes:read', {
+    method: 'get',
+    path: '/{id}',
+    tags: ['Imports'],
+    operationId: 'getImport',
+    summary: 'Get an import',
+    description: 'Its status and counts, and the items that failed, each named.',
+    request: { params: ImportIdParam },
+    responses: { 200: jsonResponse(Import, 'The import.'), ...commonErrors, ...notFoundError },
+  }),
+);
+
+/** /v1/imports: start an import of an uploaded export, and follow it. */
+export function importsRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  openapiStreamed(app, createImportRoute(deps), async (c) => {
     const upload = c.get('upload');
     const fields = parseFields(upload?.fields ?? []);
     if (!upload?.file) {
@@ -92,20 +103,8 @@ export function importsRoutes(deps: Deps) {
     return c.json(await startImport(deps, c.get('actor'), upload.file, fields), 202);
   });
 
-  app.openapi(
-    createRoute(
-      scopedRoute('notes:read', {
-        method: 'get',
-        path: '/{id}',
-        tags: ['Imports'],
-        operationId: 'getImport',
-        summary: 'Get an import',
-        description: 'Its status and counts, and the items that failed, each named.',
-        request: { params: ImportIdParam },
-        responses: { 200: json(Import, 'The import.'), ...commonErrors, ...notFoundError },
-      }),
-    ),
-    async (c) => c.json(await getImport(deps, c.get('actor'), c.req.valid('param').id), 200),
+  app.openapi(getImportRoute, async (c) =>
+    c.json(await getImport(deps, c.get('actor'), c.req.valid('param').id), 200),
   );
 
   return app;

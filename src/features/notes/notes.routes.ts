@@ -2,16 +2,18 @@ import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { TypedResponse } from 'hono';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { JSON_CONTENT_TYPE, jsonBody } from '../../http/middleware.ts';
+import { defaultJsonBody, JSON_CONTENT_TYPE, jsonBody } from '../../http/middleware.ts';
 import {
   bodyErrors,
   commonErrors,
   IdempotencyHeaders,
   idempotencyErrors,
+  jsonRequestBody,
+  jsonResponse,
   notFoundError,
-  scopedRoute,
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
+import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
 import { transcriptBody, transcriptBodyLimit } from '../transcripts/transcript-body.ts';
 import { exportRoutes } from './export/export.routes.ts';
@@ -31,11 +33,6 @@ import { acceptNote, deleteNote, getNote, listNotes, updateNote } from './notes.
 import type { NoteDetailView } from './notes.view.ts';
 import { speakersRoutes } from './speakers.routes.ts';
 
-const json = <T>(schema: T, description: string, example?: unknown) => ({
-  description,
-  content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
-});
-
 const listNotesRoute = createRoute(
   scopedRoute('notes:read', {
     method: 'get',
@@ -46,7 +43,7 @@ const listNotesRoute = createRoute(
     description: 'Newest first (`created_at` desc, then `id` desc).',
     request: { query: ListNotesQuery },
     responses: {
-      200: json(NoteList, 'A page of notes.'),
+      200: jsonResponse(NoteList, 'A page of notes.'),
       ...commonErrors,
     },
   }),
@@ -61,7 +58,7 @@ const getNoteRoute = createRoute(
     summary: 'Get a note',
     description: 'The note with transcript, action items, highlights and speakers.',
     request: { params: NoteIdParam, query: GetNoteQuery },
-    responses: { 200: json(NoteDetail, 'The note.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(NoteDetail, 'The note.'), ...commonErrors, ...notFoundError },
   }),
 );
 
@@ -74,13 +71,13 @@ const updateNoteRoute = (deps: Deps) =>
       operationId: 'updateNote',
       summary: 'Update a note',
       description: 'Sets the title and/or tags.',
-      middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+      middleware: [defaultJsonBody(deps)] as const,
       request: {
         params: NoteIdParam,
-        body: { required: true, content: { 'application/json': { schema: UpdateNoteBody } } },
+        body: jsonRequestBody(UpdateNoteBody),
       },
       responses: {
-        200: json(UpdateNoteResponse, 'The updated fields.'),
+        200: jsonResponse(UpdateNoteResponse, 'The updated fields.'),
         ...commonErrors,
         ...notFoundError,
         ...bodyErrors,
@@ -97,7 +94,7 @@ const deleteNoteRoute = createRoute(
     summary: 'Delete a note',
     description: 'Permanently deletes the note and its recording, action items, highlights and speakers.',
     request: { params: NoteIdParam },
-    responses: { 200: json(DeletedResponse, 'Deleted.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(DeletedResponse, 'Deleted.'), ...commonErrors, ...notFoundError },
   }),
 );
 
@@ -119,10 +116,10 @@ const createNoteRoute = (deps: Deps) =>
       ] as const,
       request: {
         headers: IdempotencyHeaders,
-        body: { required: true, content: { 'application/json': { schema: CreateNoteBody } } },
+        body: jsonRequestBody(CreateNoteBody),
       },
       responses: {
-        202: json(NoteDetail, 'The note, accepted for processing.', EXAMPLE_NOTE_ACCEPTED),
+        202: jsonResponse(NoteDetail, 'The note, accepted for processing.', EXAMPLE_NOTE_ACCEPTED),
         ...commonErrors,
         ...bodyErrors,
         ...idempotencyErrors,

@@ -1,9 +1,16 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { jsonBody } from '../../http/middleware.ts';
-import { bodyErrors, commonErrors, notFoundError, scopedRoute } from '../../http/schemas.ts';
+import { defaultJsonBody } from '../../http/middleware.ts';
+import {
+  bodyErrors,
+  commonErrors,
+  jsonRequestBody,
+  jsonResponse,
+  notFoundError,
+} from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
+import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { NoteIdParam } from './notes.schema.ts';
 import { UpdateSpeakersBody, UpdateSpeakersResponse } from './speakers.schema.ts';
 import { updateSpeakers } from './speakers.service.ts';
@@ -21,16 +28,13 @@ const renameSpeakersRoute = (deps: Deps) =>
         'of `from` becomes a turn of `into`; applied before the names). The transcript lines, the speakers list, ' +
         'action-item assignees that carried a speaker’s old name and the search index follow. A label the note ' +
         'does not have is a 400.',
-      middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+      middleware: [defaultJsonBody(deps)] as const,
       request: {
         params: NoteIdParam,
-        body: { required: true, content: { 'application/json': { schema: UpdateSpeakersBody } } },
+        body: jsonRequestBody(UpdateSpeakersBody),
       },
       responses: {
-        200: {
-          description: 'The note id and its speakers after the change.',
-          content: { 'application/json': { schema: UpdateSpeakersResponse } },
-        },
+        200: jsonResponse(UpdateSpeakersResponse, 'The note id and its speakers after the change.'),
         ...commonErrors,
         ...notFoundError,
         ...bodyErrors,

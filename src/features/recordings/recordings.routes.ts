@@ -6,15 +6,17 @@ import type { AppEnv } from '../../http/context.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import {
   commonErrors,
-  ErrorBody,
+  documentedError,
   IdempotencyHeaders,
   idempotencyErrors,
+  jsonResponse,
   notFoundError,
-  scopedRoute,
 } from '../../http/schemas.ts';
+import { openapiStreamed } from '../../http/streamed-route.ts';
 import { validationHook, zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
 import { EXAMPLE } from '../../lib/schemas/examples.ts';
+import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
 import { CreateNoteBody } from '../notes/notes.schema.ts';
 import { transcriptBody, transcriptBodyLimit } from '../transcripts/transcript-body.ts';
@@ -36,12 +38,6 @@ import {
   parseUploadFields,
   readRecordingAudio,
 } from './recordings.service.ts';
-
-const json = <T>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const error = (description: string) => json(ErrorBody, description);
 
 const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
 
@@ -84,7 +80,7 @@ const listRecordingsRoute = createRoute(
     summary: 'List recordings',
     description: 'Newest first (`created_at` desc, then `id` desc); `from`/`to` as for notes.',
     request: { query: ListRecordingsQuery },
-    responses: { 200: json(RecordingList, 'A page of recordings.'), ...commonErrors },
+    responses: { 200: jsonResponse(RecordingList, 'A page of recordings.'), ...commonErrors },
   }),
 );
 
@@ -97,7 +93,7 @@ const getRecordingRoute = createRoute(
     summary: 'Get a recording',
     description: 'Type, size and duration of a recording, and its note.',
     request: { params: RecordingIdParam },
-    responses: { 200: json(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
   }),
 );
 
@@ -148,17 +144,13 @@ const getRecordingAudioRoute = createRoute(
       },
       ...commonErrors,
       ...notFoundError,
-      416: error('The range starts past the end of the file (`Content-Range: bytes */<size>`).'),
+      416: documentedError('The range starts past the end of the file (`Content-Range: bytes */<size>`).'),
     },
   }),
 );
 
-/** /v1/recordings: ingest (audio upload or transcript), list, get, download the audio. */
-export function recordingsRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-
-  // Documented here, served by app.post below: the multipart body is streamed, so no validator may buffer it.
-  const { middleware: ingestMiddleware, ...ingestRoute } = createRoute(
+const uploadRecordingRoute = (deps: Deps) =>
+  createRoute(
     scopedRoute('notes:write', {
       method: 'post',
       path: '/',
@@ -185,19 +177,30 @@ export function recordingsRoutes(deps: Deps) {
         },
       },
       responses: {
-        202: json(RecordingAccepted, 'Accepted: the recording is stored and its note is being processed.'),
+        202: jsonResponse(
+          RecordingAccepted,
+          'Accepted: the recording is stored and its note is being processed.',
+        ),
         ...commonErrors,
-        400: error(
+        400: documentedError(
           'Invalid input: a bad field, no `file`, a corrupt audio file, malformed multipart or JSON, an unknown field.',
         ),
-        413: error('The file is larger than MAX_UPLOAD_BYTES, or the transcript larger than allowed.'),
-        415: error('Not multipart/form-data or JSON, or the file is not audio of a supported format.'),
+        413: documentedError(
+          'The file is larger than MAX_UPLOAD_BYTES, or the transcript larger than allowed.',
+        ),
+        415: documentedError(
+          'Not multipart/form-data or JSON, or the file is not audio of a supported format.',
+        ),
         ...idempotencyErrors,
       },
     }),
   );
-  app.openAPIRegistry.registerPath(ingestRoute);
-  app.post('/', ...ingestMiddleware, async (c) => {
+
+/** /v1/recordings: ingest (audio upload or transcript), list, get, download the audio. */
+export function recordingsRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  openapiStreamed(app, uploadRecordingRoute(deps), async (c) => {
     const actor = c.get('actor');
     const upload = c.get('upload');
     let accepted: Awaited<ReturnType<typeof createRecordingFromTranscript>>;

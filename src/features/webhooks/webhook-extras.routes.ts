@@ -1,16 +1,18 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { jsonBody } from '../../http/middleware.ts';
-import { bodyErrors, commonErrors, notFoundError, scopedRoute } from '../../http/schemas.ts';
+import { defaultJsonBody } from '../../http/middleware.ts';
+import {
+  bodyErrors,
+  commonErrors,
+  jsonRequestBody,
+  jsonResponse,
+  notFoundError,
+} from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
+import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { rotateWebhookSecret, sendTestEvent } from './webhook-extras.service.ts';
 import { RotatedSecret, RotateSecretBody, TestDelivery, WebhookIdParam } from './webhooks.schema.ts';
-
-const json = <T>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
 
 const testWebhookRoute = createRoute(
   scopedRoute('webhooks:manage', {
@@ -28,7 +30,7 @@ const testWebhookRoute = createRoute(
       'with Retry-After beyond).',
     request: { params: WebhookIdParam },
     responses: {
-      200: json(TestDelivery, 'The outcome of the attempt.'),
+      200: jsonResponse(TestDelivery, 'The outcome of the attempt.'),
       ...commonErrors,
       ...notFoundError,
     },
@@ -48,13 +50,16 @@ const rotateWebhookSecretRoute = (deps: Deps) =>
         '`overlap_seconds` (default WEBHOOKS_SECRET_OVERLAP_SECONDS, 24 h): meanwhile `webhook-signature` holds ' +
         'two space-separated `v1,` signatures (new, then old) and `X-Svc-Signature` the new one. A rotation ' +
         'during an overlap drops the oldest secret. `PATCH` with `secret` cuts over at once instead.',
-      middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+      middleware: [defaultJsonBody(deps)] as const,
       request: {
         params: WebhookIdParam,
-        body: { required: true, content: { 'application/json': { schema: RotateSecretBody } } },
+        body: jsonRequestBody(RotateSecretBody),
       },
       responses: {
-        200: json(RotatedSecret, 'The rotation: the generated secret (once) and the end of the overlap.'),
+        200: jsonResponse(
+          RotatedSecret,
+          'The rotation: the generated secret (once) and the end of the overlap.',
+        ),
         ...commonErrors,
         ...notFoundError,
         ...bodyErrors,

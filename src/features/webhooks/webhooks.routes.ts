@@ -1,15 +1,17 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { jsonBody } from '../../http/middleware.ts';
+import { defaultJsonBody } from '../../http/middleware.ts';
 import {
   bodyErrors,
   commonErrors,
+  documentedError,
+  jsonRequestBody,
+  jsonResponse,
   notFoundError,
-  scopedRoute,
-  webhookLimitError,
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
+import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { webhookExtrasRoutes } from './webhook-extras.routes.ts';
 import {
   CreateWebhookBody,
@@ -34,10 +36,12 @@ import {
   updateWebhook,
 } from './webhooks.service.ts';
 
-const json = <T>(schema: T, description: string, example?: unknown) => ({
-  description,
-  content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
-});
+/** POST /v1/webhooks over WEBHOOKS_MAX_PER_ACCOUNT. */
+const webhookLimitError = {
+  409: documentedError(
+    'The account already has as many webhooks in this mode as allowed (`webhook_limit_reached`).',
+  ),
+} as const;
 
 const listWebhooksRoute = createRoute(
   scopedRoute('webhooks:manage', {
@@ -49,7 +53,7 @@ const listWebhooksRoute = createRoute(
     description:
       'Every webhook of the caller’s account and mode, oldest first; not paged (at most ' +
       '`WEBHOOKS_MAX_PER_ACCOUNT` entries, default 20).',
-    responses: { 200: json(WebhookList, 'The webhooks.'), ...commonErrors },
+    responses: { 200: jsonResponse(WebhookList, 'The webhooks.'), ...commonErrors },
   }),
 );
 
@@ -62,7 +66,7 @@ const getWebhookRoute = createRoute(
     summary: 'Get a webhook',
     description: `One webhook (without its secret).`,
     request: { params: WebhookIdParam },
-    responses: { 200: json(Webhook, 'The webhook.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(Webhook, 'The webhook.'), ...commonErrors, ...notFoundError },
   }),
 );
 
@@ -75,7 +79,7 @@ const deleteWebhookRoute = createRoute(
     summary: 'Delete a webhook',
     description: `Deletes the subscription; deliveries not yet sent are cancelled.`,
     request: { params: WebhookIdParam },
-    responses: { 200: json(DeletedWebhook, 'Deleted.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(DeletedWebhook, 'Deleted.'), ...commonErrors, ...notFoundError },
   }),
 );
 
@@ -93,7 +97,7 @@ const redeliverWebhookDeliveryRoute = createRoute(
       'reads it as well (`notes:read` for note events, `actions:read`, `recordings:read`; 403 otherwise).',
     request: { params: DeliveryParams },
     responses: {
-      202: json(Delivery, 'The new delivery, queued.', EXAMPLE_REDELIVERY),
+      202: jsonResponse(Delivery, 'The new delivery, queued.', EXAMPLE_REDELIVERY),
       ...commonErrors,
       ...notFoundError,
     },
@@ -114,10 +118,10 @@ const createWebhookRoute = (deps: Deps) =>
         'every delivery (`X-Svc-Signature`, Standard Webhooks `webhook-signature`) and is never returned. ' +
         'An account has at most `WEBHOOKS_MAX_PER_ACCOUNT` (default 20) webhooks per mode: 409 ' +
         '`webhook_limit_reached` beyond.',
-      middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
-      request: { body: { required: true, content: { 'application/json': { schema: CreateWebhookBody } } } },
+      middleware: [defaultJsonBody(deps)] as const,
+      request: { body: jsonRequestBody(CreateWebhookBody) },
       responses: {
-        201: json(Webhook, 'The webhook (without its secret).'),
+        201: jsonResponse(Webhook, 'The webhook (without its secret).'),
         ...commonErrors,
         ...bodyErrors,
         ...webhookLimitError,
@@ -136,13 +140,13 @@ const updateWebhookRoute = (deps: Deps) =>
       description:
         'Changes `url`, `events`, `active` or `secret` (`null` stops signing). `active: false` cancels the ' +
         'deliveries still waiting; events written while inactive are not sent later.',
-      middleware: [jsonBody((d) => d.config.maxBodyBytes, deps)] as const,
+      middleware: [defaultJsonBody(deps)] as const,
       request: {
         params: WebhookIdParam,
-        body: { required: true, content: { 'application/json': { schema: UpdateWebhookBody } } },
+        body: jsonRequestBody(UpdateWebhookBody),
       },
       responses: {
-        200: json(Webhook, 'The updated webhook.'),
+        200: jsonResponse(Webhook, 'The updated webhook.'),
         ...commonErrors,
         ...notFoundError,
         ...bodyErrors,
@@ -162,7 +166,7 @@ const listWebhookDeliveriesRoute = createRoute(
       '(status code, duration, error, the start of the response body). Filter by `status` or `event_id`.',
     request: { params: WebhookIdParam, query: ListDeliveriesQuery },
     responses: {
-      200: json(DeliveryList, 'A page of deliveries.'),
+      200: jsonResponse(DeliveryList, 'A page of deliveries.'),
       ...commonErrors,
       ...notFoundError,
     },

@@ -1,8 +1,9 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Deps } from '../../../deps.ts';
 import type { AppEnv } from '../../../http/context.ts';
-import { commonErrors, notFoundError, scopedRoute } from '../../../http/schemas.ts';
+import { commonErrors, notFoundError } from '../../../http/schemas.ts';
 import { validationHook } from '../../../http/validation.ts';
+import { scopedRoute } from '../../api-keys/scoped-route.ts';
 import { NoteDetail, NoteIdParam } from '../notes.schema.ts';
 import { exportNote } from './export.service.ts';
 import { EXPORT_FORMATS } from './export-formats.ts';
