@@ -7,7 +7,7 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Space } from '../../lib/space.ts';
 import { nowIso, toIso } from '../../lib/time.ts';
-import { importsRepo } from '../imports/imports.repo.ts';
+import { readImportedExtractions } from '../imports/imported-extractions.service.ts';
 import { findStoredNote, storedSegments, storedSpeakers } from '../notes/stored-note.service.ts';
 import type { AudioStorage } from '../storage/audio-storage.ts';
 import { prepareTranscript } from '../transcripts/prepared-transcript.ts';
@@ -200,7 +200,7 @@ async function analysisRows(
 ) {
   const noteId = note.id;
   const owned = { note_id: noteId, account_id: space.accountId, mode: space.mode };
-  const fromSource = note.source ? await importsRepo.extractions(db, noteId) : undefined;
+  const fromSource = note.source ? await readImportedExtractions(db, noteId) : undefined;
   const analysed: ActionItemsTable[] = analysis.action_items.map((item, i) => {
     // One millisecond apart, so that listings ordered by created_at show the items in transcript order.
     const createdAt = toIso(now + i);
