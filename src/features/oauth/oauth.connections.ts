@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts';
-import { hashOAuthId } from './oauth.records.ts';
+import { deleteGrantRecords, hashOAuthId } from './oauth.records.ts';
 import { type OAuthConnectionsTable, oauthDb } from './oauth.tables.ts';
 
 /** Minutes' record of a grant made on the consent page. */
@@ -52,12 +52,7 @@ export async function deleteConnection(db: Db, accountId: string, grantId: strin
         .where('account_id', '=', accountId)
         .executeTakeFirst();
       if (Number(deleted.numDeletedRows) === 0) return false;
-      await trx.deleteFrom('oauth_records').where('grant_id', '=', grantId).execute();
-      await trx
-        .deleteFrom('oauth_records')
-        .where('model', '=', 'Grant')
-        .where('id_hash', '=', hashOAuthId(grantId))
-        .execute();
+      await deleteGrantRecords(trx, grantId);
       return true;
     });
 }

@@ -25,13 +25,18 @@ export function clientSecretHash(secret: string): string {
 export async function revokeGrant(db: OAuthDb, grantId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('oauth_connections').where('grant_id', '=', grantId).execute();
-    await trx.deleteFrom('oauth_records').where('grant_id', '=', grantId).execute();
-    await trx
-      .deleteFrom('oauth_records')
-      .where('model', '=', 'Grant')
-      .where('id_hash', '=', hashOAuthId(grantId))
-      .execute();
+    await deleteGrantRecords(trx, grantId);
   });
+}
+
+/** Deletes every record a grant issued (codes, access and refresh tokens) and the grant itself. */
+export async function deleteGrantRecords(trx: OAuthDb, grantId: string): Promise<void> {
+  await trx.deleteFrom('oauth_records').where('grant_id', '=', grantId).execute();
+  await trx
+    .deleteFrom('oauth_records')
+    .where('model', '=', 'Grant')
+    .where('id_hash', '=', hashOAuthId(grantId))
+    .execute();
 }
 
 /** Deletes expired records (tokens, codes, interactions); their rows are already invisible. */
