@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { EXAMPLE } from '../../lib/schemas/examples.ts';
-import { codePoints } from '../../lib/schemas/fields.ts';
+import { plainWords } from '../../lib/schemas/fields.ts';
 import { SearchBody } from '../search/search.schema.ts';
 
 const EXAMPLE_ANSWER = {
@@ -22,18 +22,11 @@ const EXAMPLE_ANSWER = {
 
 /** The body of POST /v1/ask (inline, like the search body, so defaults read as optional). */
 export const AskBody = z.strictObject({
-  question: z
-    .string()
-    .refine((v) => v.trim().length > 0, { message: 'must not be empty or only whitespace' })
-    .refine((v) => codePoints(v) <= 1000, { message: 'must be at most 1000 characters' })
-    .openapi({
-      type: 'string',
-      minLength: 1,
-      maxLength: 1000,
-      description:
-        'The question, in plain words: "What did Anna decide about pricing?", "Summarize the budget discussion".',
-      example: 'What did we decide about the contractors budget?',
-    } as never),
+  question: plainWords({
+    description:
+      'The question, in plain words: "What did Anna decide about pricing?", "Summarize the budget discussion".',
+    example: 'What did we decide about the contractors budget?',
+  }),
   note_id: z.string().max(100, 'must be at most 100 characters').optional().openapi({
     description:
       'Ask this note only. Without it, the whole data space (within `from`, `to` and `tag`) is asked.',

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { EXAMPLE } from '../../lib/schemas/examples.ts';
-import { codePoints, rangeBound } from '../../lib/schemas/fields.ts';
+import { plainWords, rangeBound } from '../../lib/schemas/fields.ts';
 import { MAX_SNIPPET } from './snippet.ts';
 
 /** A result for the query "spending went over plan": the document's example note (see EXAMPLE). */
@@ -29,17 +29,10 @@ const bodyBound = (edge: 'from' | 'to') =>
  * reads fields with a default as optional (in a shared component it makes them required, as for a response).
  */
 export const SearchBody = z.strictObject({
-  query: z
-    .string()
-    .refine((v) => v.trim().length > 0, { message: 'must not be empty or only whitespace' })
-    .refine((v) => codePoints(v) <= 1000, { message: 'must be at most 1000 characters' })
-    .openapi({
-      type: 'string',
-      minLength: 1,
-      maxLength: 1000,
-      description: 'What to look for, in plain words; matched by meaning and by keywords.',
-      example: 'spending went over plan',
-    } as never),
+  query: plainWords({
+    description: 'What to look for, in plain words; matched by meaning and by keywords.',
+    example: 'spending went over plan',
+  }),
   limit: z
     .number()
     .int('must be an integer')

@@ -88,3 +88,11 @@ export const lineText = (min: number, max: number) =>
       message: `must be ${min}–${max} characters after trimming`,
     })
     .refine((v) => !hasControlChars(v), { message: 'must not contain control characters' });
+
+/** A query or question in plain words: not blank, at most 1000 characters (code points, as a reader counts). */
+export const plainWords = (doc: { description: string; example: string }) =>
+  z
+    .string()
+    .refine((v) => v.trim().length > 0, { message: 'must not be empty or only whitespace' })
+    .refine((v) => codePoints(v) <= 1000, { message: 'must be at most 1000 characters' })
+    .openapi({ type: 'string', minLength: 1, maxLength: 1000, ...doc } as never);

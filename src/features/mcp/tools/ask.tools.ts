@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AskBody, AskResponse } from '../../ask/ask.schema.ts';
 import { askNotes } from '../../ask/ask.service.ts';
 import { defined, parseOrThrow } from '../mcp.schema.ts';
-import { dateBound } from './notes.tools.ts';
+import { dateBound, tagFilter } from './notes.tools.ts';
 import { defineTool, READ_ONLY } from './tool.ts';
 
 export const askNotesTool = defineTool({
@@ -22,11 +22,7 @@ export const askNotesTool = defineTool({
     note_id: z.string().optional().describe('Ask this note only (an id from search_notes or list_notes).'),
     from: dateBound('from'),
     to: dateBound('to'),
-    tag: z
-      .string()
-      .max(200, 'must be at most 200 characters')
-      .optional()
-      .describe('Only notes with this tag (exact tag, case-insensitive).'),
+    tag: tagFilter(),
     max_citations: z
       .number()
       .int('must be an integer')

@@ -23,6 +23,14 @@ export const noteIdArg = z
   .min(1)
   .describe('The note id (note_…), as returned by list_notes or search_notes.');
 
+/** The tag filter of the tools that search: the REST bodies' limit, with its message. */
+export const tagFilter = () =>
+  z
+    .string()
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .describe('Only notes with this tag (exact tag, case-insensitive).');
+
 export const dateBound = (edge: 'from' | 'to') =>
   z
     .string()

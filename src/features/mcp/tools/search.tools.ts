@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SearchBody, SearchResponse } from '../../search/search.schema.ts';
 import { searchNotes } from '../../search/search.service.ts';
 import { defined, parseOrThrow } from '../mcp.schema.ts';
-import { dateBound } from './notes.tools.ts';
+import { dateBound, tagFilter } from './notes.tools.ts';
 import { defineTool, READ_ONLY } from './tool.ts';
 
 export const searchNotesTool = defineTool({
@@ -29,11 +29,7 @@ export const searchNotesTool = defineTool({
       .describe('Most results to return, 1–50. Default 10.'),
     from: dateBound('from'),
     to: dateBound('to'),
-    tag: z
-      .string()
-      .max(200, 'must be at most 200 characters')
-      .optional()
-      .describe('Only notes with this tag (exact tag, case-insensitive).'),
+    tag: tagFilter(),
     min_relevance: z
       .number()
       .min(0, 'must be between 0 and 1')
