@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { EXAMPLE } from '../lib/schemas/examples.ts';
+import { jsonResponse } from './openapi-content.ts';
 
 /** The error body every failure returns. */
 export const ErrorBody = z
@@ -23,18 +24,6 @@ export const ErrorBody = z
       },
     },
   });
-
-/** A JSON response of the document: its description, its schema and, when given, an example. */
-export const jsonResponse = <T>(schema: T, description: string, example?: unknown) => ({
-  description,
-  content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
-});
-
-/** The required JSON body of an operation. */
-export const jsonRequestBody = <T>(schema: T) => ({
-  required: true,
-  content: { 'application/json': { schema } },
-});
 
 /** An error response of the document: the shared error body under an operation's own description. */
 export const documentedError = (description: string) => jsonResponse(ErrorBody, description);

@@ -3,13 +3,12 @@ import type { TypedResponse } from 'hono';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { defaultJsonBody, JSON_CONTENT_TYPE, jsonBody } from '../../http/middleware.ts';
+import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
 import {
   bodyErrors,
   commonErrors,
   IdempotencyHeaders,
   idempotencyErrors,
-  jsonRequestBody,
-  jsonResponse,
   notFoundError,
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';

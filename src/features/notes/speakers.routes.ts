@@ -2,13 +2,8 @@ import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
-import {
-  bodyErrors,
-  commonErrors,
-  jsonRequestBody,
-  jsonResponse,
-  notFoundError,
-} from '../../http/schemas.ts';
+import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
+import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { NoteIdParam } from './notes.schema.ts';

@@ -4,12 +4,12 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { jsonBody } from '../../http/middleware.ts';
+import { jsonResponse } from '../../http/openapi-content.ts';
 import {
   commonErrors,
   documentedError,
   IdempotencyHeaders,
   idempotencyErrors,
-  jsonResponse,
   notFoundError,
 } from '../../http/schemas.ts';
 import { openapiStreamed } from '../../http/streamed-route.ts';
