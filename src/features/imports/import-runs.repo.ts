@@ -1,5 +1,5 @@
-import { type Selectable, sql } from 'kysely';
-import type { Db, ImportsTable } from '../../db/schema.ts';
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import type { Database, Db, ImportsTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
 
 export type ImportRow = Selectable<ImportsTable>;
@@ -15,6 +15,19 @@ export interface FileTally {
   failed: number;
   source: string | null;
   errors: { item: string; message: string }[];
+}
+
+/** An update's guard: the import is still at the step this job read, and running (else the job is stale). */
+const stillAt = (row: ImportRow) => (eb: ExpressionBuilder<Database, 'imports'>) =>
+  eb.and([eb('id', '=', row.id), eb('step', '=', row.step), eb('status', '=', 'running')]);
+
+/** Failed items from `first` on; a position written before (a job run twice) is kept. */
+function insertErrors(db: Db, importId: string, first: number, errors: { item: string; message: string }[]) {
+  return db
+    .insertInto('import_errors')
+    .values(errors.map((e, i) => ({ import_id: importId, position: first + i, ...e })))
+    .onConflict((oc) => oc.columns(['import_id', 'position']).doNothing())
+    .execute();
 }
 
 /** Reads and writes of the `imports` table and its failed items. */
@@ -59,19 +72,13 @@ export const importRunsRepo = {
           source: eb.fn.coalesce('source', eb.val(tally.source)),
           updated_at: now,
         }))
-        .where('id', '=', row.id)
-        .where('step', '=', row.step)
-        .where('status', '=', 'running')
+        .where(stillAt(row))
         .returning('failed')
         .executeTakeFirst();
       if (!result) return false;
       const first = result.failed - tally.failed;
       if (tally.errors.length > 0) {
-        await trx
-          .insertInto('import_errors')
-          .values(tally.errors.map((e, i) => ({ import_id: row.id, position: first + i, ...e })))
-          .onConflict((oc) => oc.columns(['import_id', 'position']).doNothing())
-          .execute();
+        await insertErrors(trx, row.id, first, tally.errors);
       }
       return true;
     });
@@ -82,9 +89,7 @@ export const importRunsRepo = {
     const result = await db
       .updateTable('imports')
       .set((eb) => ({ step: eb('step', '+', 1), updated_at: now, ...patch }))
-      .where('id', '=', row.id)
-      .where('step', '=', row.step)
-      .where('status', '=', 'running')
+      .where(stillAt(row))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   },
@@ -107,18 +112,12 @@ export const importRunsRepo = {
         total: sql<number>`imported + skipped + failed + ${error ? 1 : 0}`,
         ...(error ? { failed: eb('failed', '+', 1) } : {}),
       }))
-      .where('id', '=', row.id)
-      .where('step', '=', row.step)
-      .where('status', '=', 'running')
+      .where(stillAt(row))
       .returning('failed')
       .executeTakeFirst();
     if (!result) return false;
     if (error) {
-      await db
-        .insertInto('import_errors')
-        .values({ import_id: row.id, position: result.failed - 1, ...error })
-        .onConflict((oc) => oc.columns(['import_id', 'position']).doNothing())
-        .execute();
+      await insertErrors(db, row.id, result.failed - 1, [error]);
     }
     return true;
   },
