@@ -1,4 +1,4 @@
-import type { Db, NotesTable } from '../../db/schema.ts';
+import type { Db } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
@@ -15,7 +15,7 @@ import { cancelDeliveriesOfEvents } from '../webhooks/delivery/cancel-note-deliv
 import { notesRepo } from './notes.repo.ts';
 import type { CreateNoteInput, ListNotesInput } from './notes.schema.ts';
 import { type NoteParts, noteDetailJson, toNoteDetail, toNoteListItem } from './notes.view.ts';
-import { insertNoteRow, storedNoteParts } from './stored-note.service.ts';
+import { insertNoteRow, processingNoteRow, storedNoteParts } from './stored-note.service.ts';
 
 /** The caller's note, or undefined; a value that is not a note id is not looked up (NUL cannot reach PostgreSQL). */
 function findNote(db: Db, actor: Actor, id: string) {
@@ -134,23 +134,21 @@ export async function acceptNote(
   const names = new Map((input.speakers ?? []).map((s) => [s.label, s.name]));
   const now = nowIso();
   const tags = input.tags ?? [];
-  const note: Omit<NotesTable, 'seq'> = {
-    id: newId('note'),
-    account_id: actor.accountId,
-    mode: actor.mode,
-    recording_id: null,
-    status: 'processing',
-    failure_reason: null,
-    title: input.title ?? transcript.title,
-    title_locked: input.title ? 1 : 0,
-    summary: '',
-    transcript: transcript.rendered,
-    duration_seconds: input.duration_seconds ?? Math.ceil(transcript.durationMs / 1000),
-    tags: JSON.stringify(tags),
-    created_at: input.created_at ?? now,
-    updated_at: now,
-    language: input.language ?? null,
-  };
+  const note = processingNoteRow(
+    actor,
+    {
+      id: newId('note'),
+      recordingId: null,
+      title: input.title,
+      provisionalTitle: transcript.title,
+      transcript: transcript.rendered,
+      durationSeconds: input.duration_seconds ?? Math.ceil(transcript.durationMs / 1000),
+      tags,
+      createdAt: input.created_at ?? now,
+      language: input.language ?? null,
+    },
+    now,
+  );
   const s = spaceOf(actor);
   const created = toNoteDetail(note, newNoteParts(transcript.labels, names), false);
   await deps.db.transaction().execute(async (trx) => {

@@ -33,6 +33,44 @@ export async function storedNoteParts(db: Db, noteId: string, withSegments: bool
   return { segments, speakers, highlights, actionItems };
 }
 
+/**
+ * The row of a note accepted for processing: nothing summarised yet; a title the caller gave is locked, else the
+ * provisional one stands until processing names the note.
+ */
+export function processingNoteRow(
+  space: Space,
+  note: {
+    id: string;
+    recordingId: string | null;
+    title?: string | undefined;
+    provisionalTitle: string;
+    transcript: string;
+    durationSeconds: number;
+    tags: string[];
+    createdAt: string;
+    language: string | null;
+  },
+  now: string,
+): Omit<NotesTable, 'seq'> {
+  return {
+    id: note.id,
+    account_id: space.accountId,
+    mode: space.mode,
+    recording_id: note.recordingId,
+    status: 'processing',
+    failure_reason: null,
+    title: note.title ?? note.provisionalTitle,
+    title_locked: note.title ? 1 : 0,
+    summary: '',
+    transcript: note.transcript,
+    duration_seconds: note.durationSeconds,
+    tags: JSON.stringify(note.tags),
+    created_at: note.createdAt,
+    updated_at: now,
+    language: note.language,
+  };
+}
+
 /** Writes a new note's row and its tags; the caller's transaction writes its transcript and events. */
 export async function insertNoteRow(db: Db, space: Space, note: Omit<NotesTable, 'seq'>, tags: string[]) {
   await notesRepo.insert(db, note);

@@ -14,7 +14,7 @@ import { recordEvent } from '../events/events.ts';
 import type { SaveIdempotentResponse } from '../idempotency/idempotency.repo.ts';
 import { type CreateNoteInput, Tags, Title } from '../notes/notes.schema.ts';
 import { toNoteListItem } from '../notes/notes.view.ts';
-import { insertNoteRow } from '../notes/stored-note.service.ts';
+import { insertNoteRow, processingNoteRow } from '../notes/stored-note.service.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
 import { audioKey } from '../storage/audio-storage.ts';
 import type { PreparedTranscript } from '../transcripts/prepared-transcript.ts';
@@ -311,31 +311,24 @@ function noteRow(
   actor: Actor,
   recording: RecordingsTable & { note_id: string },
   fields: {
-    title?: string;
+    title?: string | undefined;
     provisionalTitle: string;
     tags: string[];
     transcript: string;
     durationSeconds: number;
   },
 ): Omit<NotesTable, 'seq'> {
-  const now = nowIso();
-  return {
-    id: recording.note_id,
-    account_id: actor.accountId,
-    mode: actor.mode,
-    recording_id: recording.id,
-    status: 'processing',
-    failure_reason: null,
-    title: fields.title ?? fields.provisionalTitle,
-    title_locked: fields.title ? 1 : 0,
-    summary: '',
-    transcript: fields.transcript,
-    duration_seconds: fields.durationSeconds,
-    tags: JSON.stringify(fields.tags),
-    created_at: recording.created_at,
-    updated_at: now,
-    language: recording.language ?? null,
-  };
+  return processingNoteRow(
+    actor,
+    {
+      ...fields,
+      id: recording.note_id,
+      recordingId: recording.id,
+      createdAt: recording.created_at,
+      language: recording.language ?? null,
+    },
+    nowIso(),
+  );
 }
 
 /** Rows, events (recording.ready, then note.created) and the processing job: call inside one transaction. */
