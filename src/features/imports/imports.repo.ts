@@ -37,21 +37,19 @@ export const importsRepo = {
   /** Ids among these that are taken, by any note's action item or highlight. */
   async takenPartIds(db: Db, actionItemIds: string[], highlightIds: string[]): Promise<Set<string>> {
     const taken = new Set<string>();
-    for (let i = 0; i < actionItemIds.length; i += INSERT_BATCH) {
-      const rows = await db
-        .selectFrom('action_items')
-        .select('id')
-        .where('id', 'in', actionItemIds.slice(i, i + INSERT_BATCH))
-        .execute();
-      for (const r of rows) taken.add(r.id);
-    }
-    for (let i = 0; i < highlightIds.length; i += INSERT_BATCH) {
-      const rows = await db
-        .selectFrom('highlights')
-        .select('id')
-        .where('id', 'in', highlightIds.slice(i, i + INSERT_BATCH))
-        .execute();
-      for (const r of rows) taken.add(r.id);
+    const asked = [
+      ['action_items', actionItemIds],
+      ['highlights', highlightIds],
+    ] as const;
+    for (const [table, ids] of asked) {
+      for (let i = 0; i < ids.length; i += INSERT_BATCH) {
+        const rows = await db
+          .selectFrom(table)
+          .select('id')
+          .where('id', 'in', ids.slice(i, i + INSERT_BATCH))
+          .execute();
+        for (const r of rows) taken.add(r.id);
+      }
     }
     return taken;
   },
