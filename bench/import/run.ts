@@ -119,6 +119,7 @@ async function main() {
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }, 100);
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   let counts: { imported: number; failed: number };
   if (via === 'api') {
@@ -159,6 +160,7 @@ async function main() {
     jobs += ran;
   }
   const processed = performance.now();
+  const cpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
   const ready = await deps.db
     .selectFrom('notes')
@@ -178,6 +180,8 @@ async function main() {
     process_and_index_s: Math.round((processed - imported) / 100) / 10,
     total_s: Math.round((processed - started) / 100) / 10,
     lifelogs_per_minute: Math.round(n / minutes),
+    // All threads of the process (getrusage): the work per lifelog, whatever else runs on the machine.
+    cpu_s_per_lifelog: Math.round(((cpu.user + cpu.system) / 1e6 / n) * 1000) / 1000,
     peak_rss_mb: Math.round(peakRss / 1024 / 1024),
     search_warmup_s: warmupS,
     embedder: config.search.embedder.provider,
