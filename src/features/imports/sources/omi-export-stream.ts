@@ -12,7 +12,7 @@ import {
 
 /** The most bytes of the file one conversation may span: past it, the file's reading stops with an error. */
 export const MAX_CONVERSATION_BYTES = 32 * 1024 * 1024;
-/** Read in small pieces: each is parsed on the event loop, so a piece's parse stays around a millisecond. */
+/** Read in small pieces: each is parsed on the event loop, so a piece's parse stays within a few milliseconds. */
 const PIECE_BYTES = 16 * 1024;
 
 /** One conversation read: its note, or the error naming it, or the error that ends the file. */
