@@ -15,6 +15,7 @@ import { readZipExport } from '../../src/features/imports/read-export.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { mulberry32 } from '../../src/lib/prng.ts';
+import { importViaServer } from './via-server.ts';
 
 /**
  * `npm run bench:import`: a Limitless export of IMPORT_BENCH_LIFELOGS lifelogs (10,000 by default; synthetic, in
@@ -28,6 +29,8 @@ import { mulberry32 } from '../../src/lib/prng.ts';
  * upload kept, its steps run as jobs of the queue beside the notes' processing) instead of calling importExport.
  * The search engine is made ready before the clock starts (its first start builds the sentence model, kept in
  * MODELS_DIR, by default a folder shared by runs); EMBEDDER is passed through to compare embedders.
+ * IMPORT_BENCH_VIA=server sends the export to the built server (`npm run build` first) and reads its API
+ * throughout (via-server.ts).
  */
 
 const WORDS = (
@@ -80,6 +83,18 @@ async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-bench-import-'));
   const archive = path.join(dataDir, 'limitless-export.zip');
   await writeExport(archive, n);
+  if (process.env.IMPORT_BENCH_VIA === 'server') {
+    const result = await importViaServer({
+      archive,
+      dataDir,
+      lifelogs: n,
+      dialect: process.env.BENCH_DATABASE_URL ? 'postgres' : 'sqlite',
+      modelsDir: process.env.MODELS_DIR ?? path.join(os.tmpdir(), 'minutes-test-models'),
+    });
+    console.log(JSON.stringify(result, null, 2));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    return;
+  }
   const admin = process.env.BENCH_DATABASE_URL;
   const scratch = admin ? await createScratchDatabase(admin, 'minutes_bench') : undefined;
   const config = loadConfig({
@@ -104,6 +119,7 @@ async function main() {
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }, 100);
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   let counts: { imported: number; failed: number };
   if (via === 'api') {
@@ -144,6 +160,7 @@ async function main() {
     jobs += ran;
   }
   const processed = performance.now();
+  const cpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
   const ready = await deps.db
     .selectFrom('notes')
@@ -163,6 +180,8 @@ async function main() {
     process_and_index_s: Math.round((processed - imported) / 100) / 10,
     total_s: Math.round((processed - started) / 100) / 10,
     lifelogs_per_minute: Math.round(n / minutes),
+    // All threads of the process (getrusage): the work per lifelog, whatever else runs on the machine.
+    cpu_s_per_lifelog: Math.round(((cpu.user + cpu.system) / 1e6 / n) * 1000) / 1000,
     peak_rss_mb: Math.round(peakRss / 1024 / 1024),
     search_warmup_s: warmupS,
     embedder: config.search.embedder.provider,

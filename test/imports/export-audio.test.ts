@@ -5,7 +5,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { exportAccount } from '../../src/features/imports/export-account.service.ts';
+import { storeImportedAudio } from '../../src/features/imports/import-audio.ts';
 import { importExport } from '../../src/features/imports/import-export.service.ts';
+import { importedRecordingId } from '../../src/features/imports/imported-recording-id.ts';
 import { readFolderExport } from '../../src/features/imports/read-export.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
@@ -189,6 +191,48 @@ for (const dialect of DIALECTS) {
       expect(filesUnder(path.join(toDir, 'audio', 'live', target.accountId))).toEqual([
         `${kept.recording_id}.wav`,
       ]);
+    });
+
+    it("an import killed after storing a note's audio, before its rows, leaves no file behind once it resumes, whether or not the recording id was free", {
+      timeout: 120_000,
+    }, async () => {
+      const source = await a.tenant();
+      const wav = wavFile(0.7);
+      const res = await upload(a, { key: source.liveKey, file: { bytes: wav, filename: 'call.wav' } });
+      expect(res.status).toBe(202);
+      const recorded = res.body as { recording_id: string; note_id: string };
+      const dir = tempDir();
+      await exportAccount(a.deps, dir, { accountId: source.accountId });
+      const notes = path.join(dir, 'live/notes');
+      const exported = JSON.parse(fs.readFileSync(path.join(notes, `${recorded.note_id}.json`), 'utf8'));
+      const sibling = async (name: string) => fs.createReadStream(path.join(notes, name));
+
+      // Into another instance (the id is free) and into another account of the same one (the id is taken).
+      for (const [h, dataDir] of [
+        [b, toDir],
+        [a, fromDir],
+      ] as const) {
+        const target = await h.tenant();
+        const space = { accountId: target.accountId, mode: 'live' as const };
+        // The state a crash leaves: the audio stored under the key the import chose, no row committed.
+        const id = await importedRecordingId(h.db.db, space, exported.recording.id);
+        await storeImportedAudio(h.deps, space, id, exported.recording.audio, sibling);
+        expect(filesUnder(path.join(dataDir, 'audio', 'live', target.accountId))).toHaveLength(1);
+
+        const outcomes = await importExport(h.deps, actorOf(target.accountId), readFolderExport(dir, LIMITS));
+        expect(outcomes.map((o) => o.outcome)).toEqual(['imported']);
+        const rows = await h.db.db
+          .selectFrom('recordings')
+          .select(['id', 'storage_key'])
+          .where('account_id', '=', target.accountId)
+          .execute();
+        expect(rows).toHaveLength(1);
+        expect(rows[0]?.storage_key).toBe(`live/${target.accountId}/${rows[0]?.id}.wav`);
+        expect(filesUnder(path.join(dataDir, 'audio', 'live', target.accountId))).toEqual([
+          `${rows[0]?.id}.wav`,
+        ]);
+        expect((await audioOf(h, target.liveKey, rows[0]!.id)).equals(wav)).toBe(true);
+      }
     });
 
     it('an export of format version 1 (no recordings, no audio) still imports', async () => {

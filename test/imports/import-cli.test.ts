@@ -41,9 +41,9 @@ for (const dialect of DIALECTS) {
       expect(outcomes.map((o) => [path.basename(o.item), o.outcome])).toEqual([
         ['2025-10-08_07h00m25s_Weekly-planning-with-Dana.md', 'imported'],
         ['2025-10-09_14h30m00s_Coffee-order.md', 'imported'],
-        ['omi.json: conversations[2]', 'failed'],
         ['omi.json: conversations[0] (c1a7e0b2-5f6d-4c1e-9a55-0f1d2e3c4b5a)', 'imported'],
         ['omi.json: conversations[1] (7d3f9e21-aa10-4b8e-8c2d-91b0c4e5f6a7)', 'imported'],
+        ['omi.json: conversations[2]', 'failed'],
       ]);
       expect(first.stderr).toContain('failed: ');
       expect(first.stderr).toContain('conversations[2]: not an Omi conversation: created_at');

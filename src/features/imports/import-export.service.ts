@@ -1,9 +1,12 @@
+import fsp from 'node:fs/promises';
 import type { Deps } from '../../deps.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { type ImportNoteOutcome, importNote } from './import-note.service.ts';
-import { ImportItemFailure, type ImportSource } from './imported-note.ts';
-import type { ExportFile } from './read-export.ts';
+import { ImportItemFailure, type ImportSource, type ParsedImport } from './imported-note.ts';
+import { detectSource } from './parse-import.ts';
+import type { DiskJsonFile, ExportFile, OpenSibling } from './read-export.ts';
 import { ACCOUNT_EXPORT_FORMAT, ACCOUNT_EXPORT_VERSION, ExportManifest } from './sources/minutes-export.ts';
+import { type OmiStreamPart, streamOmiExport } from './sources/omi-export-stream.ts';
 
 /** What became of one item of an export: a note imported or found already, or the reason it failed. */
 export type ImportItemOutcome =
@@ -36,7 +39,38 @@ export async function importExport(
     outcomes.push(outcome);
     await options.onItem?.(outcome);
   };
-  for await (const file of files) {
+  const store = async (parsed: ParsedImport, into: Actor, sibling?: OpenSibling) => {
+    for (const error of parsed.errors)
+      await report({ item: error.item, outcome: 'failed', error: error.message });
+    for (const note of parsed.notes) {
+      const owner = note.source === 'minutes' ? into : actor;
+      try {
+        await report({
+          item: note.item,
+          source: note.source,
+          ...(await importNote(deps, owner, note, { sibling })),
+        });
+      } catch (err) {
+        if (err instanceof ImportItemFailure) {
+          await report({ item: note.item, outcome: 'failed', error: err.message });
+          continue;
+        }
+        // A note the database refuses (a value out of its range) fails alone; anything else stops the import.
+        if (!isDataError(err)) throw err;
+        await report({ item: note.item, outcome: 'failed', error: 'the database refused this item' });
+      }
+    }
+  };
+  for await (const entry of files) {
+    let file: ReadFile;
+    if ('path' in entry) {
+      const disk = await readDiskJson(entry, options.source, options.me);
+      if ('conversations' in disk) {
+        for await (const part of disk.conversations) await store({ source: 'omi', ...part }, actor);
+        continue;
+      }
+      file = disk.file;
+    } else file = entry;
     if ('error' in file) {
       await report({ item: file.name, outcome: 'failed', error: file.error });
       continue;
@@ -58,28 +92,43 @@ export async function importExport(
       source: options.source,
       me: options.me,
     });
-    for (const error of parsed.errors)
-      await report({ item: error.item, outcome: 'failed', error: error.message });
-    for (const note of parsed.notes) {
-      const into = file.mode && note.source === 'minutes' ? { ...actor, mode: file.mode } : actor;
-      try {
-        await report({
-          item: note.item,
-          source: note.source,
-          ...(await importNote(deps, into, note, { sibling: file.sibling })),
-        });
-      } catch (err) {
-        if (err instanceof ImportItemFailure) {
-          await report({ item: note.item, outcome: 'failed', error: err.message });
-          continue;
-        }
-        // A note the database refuses (a value out of its range) fails alone; anything else stops the import.
-        if (!isDataError(err)) throw err;
-        await report({ item: note.item, outcome: 'failed', error: 'the database refused this item' });
-      }
-    }
+    await store(parsed, file.mode ? { ...actor, mode: file.mode } : actor, file.sibling);
   }
   return outcomes;
+}
+
+/** A file read whole, or the reason it was not. */
+type ReadFile = Exclude<ExportFile, DiskJsonFile>;
+
+/**
+ * A JSON file on disk: an Omi export (by `--from`, else by its first 4 KiB) as its conversations, streamed;
+ * anything else read whole, or an error naming it when it is larger than the limit.
+ */
+async function readDiskJson(
+  file: DiskJsonFile,
+  forced: ImportSource | undefined,
+  me: string | undefined,
+): Promise<{ conversations: AsyncIterable<OmiStreamPart> } | { file: ReadFile }> {
+  const handle = await fsp.open(file.path, 'r');
+  let head: Buffer;
+  let size: number;
+  try {
+    size = (await handle.stat()).size;
+    head = Buffer.alloc(Math.min(size, 4096));
+    await handle.read(head, 0, head.length, 0);
+  } finally {
+    await handle.close();
+  }
+  if ((forced ?? detectSource(file.name, head)) === 'omi')
+    return { conversations: streamOmiExport(file.name, file.path, me) };
+  if (size > file.maxBytes)
+    return {
+      file: {
+        name: file.name,
+        error: `larger than the ${file.maxBytes} bytes a file may have (${size} bytes)`,
+      },
+    };
+  return { file: { name: file.name, bytes: await fsp.readFile(file.path) } };
 }
 
 /** A Minutes export's manifest.json, which describes the export rather than being part of it. */

@@ -15,6 +15,7 @@ import { prepareTranscript } from '../transcripts/prepared-transcript.ts';
 import { insertTranscript } from '../transcripts/store-transcript.ts';
 import { storeImportedAudio } from './import-audio.ts';
 import type { ImportedNote } from './imported-note.ts';
+import { importedRecordingId } from './imported-recording-id.ts';
 import { importsRepo } from './imports.repo.ts';
 import type { OpenSibling } from './read-export.ts';
 
@@ -29,7 +30,8 @@ export type ImportNoteOutcome =
  * and fills the rest (summary, index). A note of a Minutes export is stored as it was (status, summary, ids
  * where they are free) and indexed, with its recording and the recording's audio (opened by `sibling`, checked
  * against its size and SHA-256, moved into storage before the transaction and removed again if it fails: no
- * file without a row, no row without a file). The same source item imported again is skipped: the note
+ * file without a row, no row without a file; its key is never random, so after a crash between the two the
+ * resumed import writes the same file again). The same source item imported again is skipped: the note
  * remembers its source and source id, unique per space, so two imports racing still store it once.
  */
 export async function importNote(
@@ -48,8 +50,8 @@ export async function importNote(
   const now = nowIso();
   const exported = exact?.recording ?? null;
   const recording: RecordingsTable | null = exported && {
-    // Kept where it is free, like the note's id.
-    id: (await importsRepo.recordingIdTaken(deps.db, exported.id)) ? newId('recording') : exported.id,
+    // Kept where it is free, like the note's id; else derived from it, so a resumed import reuses its audio's key.
+    id: await importedRecordingId(deps.db, space, exported.id),
     account_id: space.accountId,
     mode: space.mode,
     note_id: id,

@@ -150,15 +150,7 @@ function enqueueStep(deps: Deps, db: Db, row: ImportRow, step: number) {
 /** The export's files to read, in a fixed order (so a resumed import counts the same files as done). */
 async function* exportFiles(row: ImportRow): AsyncGenerator<ExportFile> {
   if (row.file_kind === 'json') {
-    const size = (await fsp.stat(row.file_path)).size;
-    if (size > EXPORT_READ_LIMITS.maxEntryBytes) {
-      yield {
-        name: row.filename,
-        error: `larger than the ${EXPORT_READ_LIMITS.maxEntryBytes} bytes a JSON export may have (${size} bytes)`,
-      };
-      return;
-    }
-    yield { name: row.filename, bytes: await fsp.readFile(row.file_path) };
+    yield { name: row.filename, path: row.file_path, maxBytes: EXPORT_READ_LIMITS.maxEntryBytes };
     return;
   }
   // The archive itself is named by the file the client sent, not by where it is kept.
@@ -245,7 +237,7 @@ async function importFile(
     errors: [],
     fatal: false,
   };
-  if (!('error' in file) && file.mode && file.mode !== row.mode) {
+  if ('bytes' in file && file.mode && file.mode !== row.mode) {
     tally.total += 1;
     tally.failed += 1;
     tally.errors.push({
@@ -255,7 +247,7 @@ async function importFile(
     return tally;
   }
   async function* one() {
-    yield 'error' in file ? file : { name: file.name, bytes: file.bytes, sibling: file.sibling };
+    yield 'bytes' in file ? { name: file.name, bytes: file.bytes, sibling: file.sibling } : file;
   }
   const outcomes = await importExport(deps, actor, one(), { me: row.me ?? undefined });
   for (const outcome of outcomes) {

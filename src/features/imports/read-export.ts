@@ -14,7 +14,23 @@ export type OpenSibling = (name: string) => Promise<Readable>;
  */
 export type ExportFile =
   | { name: string; bytes: Uint8Array; mode?: Mode; sibling?: OpenSibling }
+  | DiskJsonFile
   | { name: string; error: string };
+
+/**
+ * A JSON file left on disk for the importer: streamed when it is an Omi export (one conversation at a time,
+ * whatever its size), read whole within `maxBytes` when it is anything else.
+ */
+export interface DiskJsonFile {
+  name: string;
+  path: string;
+  maxBytes: number;
+}
+
+/** Whether a file of a folder is handed over on disk: JSON other than a Minutes export's manifest and notes. */
+function leftOnDisk(name: string): boolean {
+  return /\.json$/i.test(name) && !/(^|\/)manifest\.json$/.test(name) && spaceOfNoteFile(name) === undefined;
+}
 
 export interface ExportReadLimits {
   /** Largest file read, uncompressed (an Omi export is one JSON file; a lifelog or a note is one each). */
@@ -181,6 +197,10 @@ export async function* readFolderExport(dir: string, limits: ExportReadLimits): 
     const stat = await fsp.stat(full);
     if (!stat.isFile()) continue;
     const name = relative.split(path.sep).join('/');
+    if (leftOnDisk(name)) {
+      yield { name, path: full, maxBytes: limits.maxEntryBytes };
+      continue;
+    }
     if (stat.size > limits.maxEntryBytes) {
       yield {
         name,
@@ -217,6 +237,10 @@ export function isExportAudioFile(name: string): boolean {
 
 /** One file given on its own (a lifelog, an Omi export, a note of a Minutes export). */
 export async function* readExportFile(file: string, limits: ExportReadLimits): AsyncGenerator<ExportFile> {
+  if (leftOnDisk(file.split(path.sep).join('/'))) {
+    yield { name: file, path: file, maxBytes: limits.maxEntryBytes };
+    return;
+  }
   const size = (await fsp.stat(file)).size;
   if (size > limits.maxEntryBytes) {
     yield {
