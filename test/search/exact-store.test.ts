@@ -128,5 +128,17 @@ for (const dialect of DIALECTS) {
       expect(await search(cache, query, 3)).not.toContain(farthest);
       await cache.scanner.close();
     });
+
+    it('drops its copy of a space that outgrew the cache, and still answers exactly from the table', async () => {
+      const cache = createExactVectorCache(vectors.size * DIMS * 4);
+      const query = unit([0, 1, 0, 0, 0, 0]);
+      expect(await search(cache, query, 4)).toEqual(expected(query, 4));
+      expect(cache.spaces.size).toBe(1);
+      await putNote(space, unit([0, 1, 0, 0, 0, 0.01]));
+      expect(await search(cache, query, 4)).toEqual(expected(query, 4));
+      expect(cache.spaces.size).toBe(0);
+      expect(cache.bytes).toBe(0);
+      await cache.scanner.close();
+    });
   });
 }

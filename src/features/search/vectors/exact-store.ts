@@ -67,9 +67,10 @@ export function createExactStore(cache: ExactVectorCache): VectorStore {
       const version = await searchRepo.noteVectorsVersion(db, space);
       const previous = cache.spaces.get(key);
       let cached = previous?.stamp === version && previous.dims === dims ? previous : undefined;
+      // An outdated copy goes at once, even when the space no longer fits: a deleted note's vector is not kept.
+      if (!cached) dropCached(cache, key);
       const stamp = cached ? undefined : await searchRepo.noteEmbeddingsStamp(db, space, embedderId);
       if (stamp && stamp.count * dims * 4 <= cache.budgetBytes) {
-        dropCached(cache, key);
         const ids: string[] = [];
         // Shared with the scanning thread, which reads it in place.
         const vectors = new Float32Array(new SharedArrayBuffer(stamp.count * dims * 4));
