@@ -16,6 +16,7 @@
  * postgres://postgres@127.0.0.1:5432/postgres), BENCH_VECTOR_CACHE=off, BENCH_VECTOR_EXTENSION=off (SQLite without
  * sqlite-vec: the `exact` vector store).
  */
+import os from 'node:os';
 import { sql } from 'kysely';
 import type { Db, Dialect, Mode } from '../../src/db/schema.ts';
 import { cleanText, DEFAULT_CHUNKING } from '../../src/features/search/chunk-note.ts';
@@ -28,6 +29,7 @@ import { renderTranscript } from '../../src/features/transcripts/render-transcri
 import { newId } from '../../src/lib/ids.ts';
 import { mulberry32 } from '../../src/lib/prng.ts';
 import { loadMeetings, type Meeting, segmentsOf } from '../search-quality/qmsum.ts';
+import { createBaselineExactStore, createBaselineVectorCache } from './baseline-exact-store.ts';
 import { benchActor, benchDeps, openBenchDatabase, percentile } from './setup.ts';
 import { useVectorCache } from './vector-cache.ts';
 
@@ -204,12 +206,38 @@ async function runDialect(dialect: Dialect) {
       await searchNotes(deps, actor, { query: q, limit: 10, min_relevance: 0.5 });
     const profile = PROFILE ? instrument(engine) : undefined;
     const latencies: number[] = [];
+    const found: string[] = [];
     for (const q of queries) {
       const t = performance.now();
-      await searchNotes(deps, actor, { query: q, limit: 10, min_relevance: 0.5 });
+      const answer = await searchNotes(deps, actor, { query: q, limit: 10, min_relevance: 0.5 });
       latencies.push(performance.now() - t);
+      found.push(answer.results.map((r) => r.note_id).join());
     }
     profile?.restore();
+    // The exact store's baseline (bench/search/baseline-exact-store.ts), the same queries right after, warmed up
+    // like the store; it must find the same notes.
+    const store = engine.store;
+    const baseline =
+      store.kind === 'exact'
+        ? createBaselineExactStore(createBaselineVectorCache(deps.config.search.exactCacheBytes))
+        : undefined;
+    const baselineLatencies: number[] = [];
+    if (baseline) {
+      engine.store = baseline;
+      try {
+        for (const q of queries.slice(0, 20))
+          await searchNotes(deps, actor, { query: q, limit: 10, min_relevance: 0.5 });
+        for (const [i, q] of queries.entries()) {
+          const t = performance.now();
+          const answer = await searchNotes(deps, actor, { query: q, limit: 10, min_relevance: 0.5 });
+          baselineLatencies.push(performance.now() - t);
+          if (answer.results.map((r) => r.note_id).join() !== found[i])
+            throw new Error(`the exact store and its baseline found different notes for "${q}"`);
+        }
+      } finally {
+        engine.store = store;
+      }
+    }
     return {
       profile: profile?.report(
         latencies.reduce((a, b) => a + b, 0),
@@ -226,6 +254,14 @@ async function runDialect(dialect: Dialect) {
       p50: percentile(latencies, 50),
       p95: percentile(latencies, 95),
       max: Math.max(...latencies),
+      baseline: baseline
+        ? {
+            p50: percentile(baselineLatencies, 50),
+            p95: percentile(baselineLatencies, 95),
+            max: Math.max(...baselineLatencies),
+          }
+        : undefined,
+      loadAverage: os.loadavg()[0]!,
     };
   } finally {
     await database.close();
@@ -345,10 +381,16 @@ process.stdout.write(
     '',
     '| database   | vector store | chunks  | indexing chunks/s | search p50 | search p95 | max     |',
     '|------------|--------------|---------|-------------------|------------|------------|---------|',
-    ...rows.map(
-      (r) =>
-        `| ${r.dialect.padEnd(10)} | ${r.vectorStore.padEnd(12)} | ${String(r.chunks).padEnd(7)} | ${r.chunksPerSecond.toFixed(0).padEnd(17)} | ${r.p50.toFixed(1).padStart(7)} ms | ${r.p95.toFixed(1).padStart(7)} ms | ${r.max.toFixed(0).padStart(4)} ms |`,
-    ),
+    ...rows.flatMap((r) => [
+      `| ${r.dialect.padEnd(10)} | ${r.vectorStore.padEnd(12)} | ${String(r.chunks).padEnd(7)} | ${r.chunksPerSecond.toFixed(0).padEnd(17)} | ${r.p50.toFixed(1).padStart(7)} ms | ${r.p95.toFixed(1).padStart(7)} ms | ${r.max.toFixed(0).padStart(4)} ms |`,
+      ...(r.baseline
+        ? [
+            `| ${r.dialect.padEnd(10)} | ${'baseline'.padEnd(12)} | ${''.padEnd(7)} | ${''.padEnd(17)} | ${r.baseline.p50.toFixed(1).padStart(7)} ms | ${r.baseline.p95.toFixed(1).padStart(7)} ms | ${r.baseline.max.toFixed(0).padStart(4)} ms |`,
+          ]
+        : []),
+    ]),
+    '',
+    `load average at the end of each database's searches: ${rows.map((r) => `${r.dialect} ${r.loadAverage.toFixed(1)}`).join(', ')}`,
     '',
   ].join('\n'),
 );

@@ -2,6 +2,7 @@ import type { Db } from '../../../db/schema.ts';
 import { searchDb } from '../search.tables.ts';
 import type { NewChunkRow, Space } from './search-rows.ts';
 import { BATCH } from './sql-helpers.ts';
+import { vectorsRepo } from './vectors.repo.ts';
 
 /** Writes of a note's index entries, and which notes need them. */
 export const indexWritesRepo = {
@@ -18,7 +19,13 @@ export const indexWritesRepo = {
     const sdb = searchDb(db);
     const rows = await sdb.selectFrom('search_chunks').select('id').where('note_id', '=', noteId).execute();
     await sdb.deleteFrom('search_chunks').where('note_id', '=', noteId).execute();
-    await sdb.deleteFrom('search_notes').where('note_id', '=', noteId).execute();
+    const removed = await sdb
+      .deleteFrom('search_notes')
+      .where('note_id', '=', noteId)
+      .returning(['account_id', 'mode'])
+      .executeTakeFirst();
+    if (removed)
+      await vectorsRepo.bumpNoteVectorsVersion(db, { accountId: removed.account_id, mode: removed.mode });
     return rows.map((r) => Number(r.id));
   },
 
@@ -45,13 +52,13 @@ export const indexWritesRepo = {
     return ids;
   },
 
-  markIndexed: (
+  async markIndexed(
     db: Db,
     space: Space,
     noteId: string,
     values: { embedder: string | null; embedding: Uint8Array | null; chunkCount: number; at: string },
-  ) =>
-    searchDb(db)
+  ) {
+    await searchDb(db)
       .insertInto('search_notes')
       .values({
         note_id: noteId,
@@ -70,7 +77,9 @@ export const indexWritesRepo = {
           indexed_at: values.at,
         }),
       )
-      .execute(),
+      .execute();
+    await vectorsRepo.bumpNoteVectorsVersion(db, space);
+  },
 
   /** Processed notes of a space that are not in the index yet (e.g. a seeded test space). */
   unindexedNotes: (db: Db, space: Space, limit: number) =>
