@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { AppError } from '../../../lib/errors.ts';
 import { SCAN_THREAD_SOURCE } from './scan-thread.source.ts';
 
 /** Scans waiting for the thread beyond which a search fails at once rather than queue (it would time out anyway). */
@@ -43,7 +44,9 @@ export class ScanThread {
       return Promise.reject(new Error('the vectors to scan must be in a SharedArrayBuffer'));
     }
     if (this.pending.size > MAX_WAITING) {
-      return Promise.reject(new Error(`vector search is busy: ${this.pending.size} scans waiting`));
+      return Promise.reject(
+        new AppError('unavailable', 'Too many searches are running right now. Try again shortly.'),
+      );
     }
     const worker = this.start();
     const id = this.nextId++;
