@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createSetupLink } from '../../src/features/users/users.service.ts';
-import { csrfIn } from '../dashboard/dashboard-client.ts';
+import { csrfIn, encodeForm } from '../dashboard/dashboard-client.ts';
 import type { Harness, Tenant } from '../helpers/harness.ts';
 
 export interface HttpAnswer {
@@ -31,9 +31,7 @@ export class BrowserLike {
     }
     let body: string | undefined;
     if (init.form) {
-      const params = new URLSearchParams();
-      for (const [k, v] of Object.entries(init.form)) for (const one of [v].flat()) params.append(k, one);
-      body = params.toString();
+      body = encodeForm(init.form);
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
     const res = await fetch(url, { method, headers, body, redirect: 'manual' });
