@@ -1,19 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ASK_SYSTEM_PROMPT } from '../../src/features/ask/generative.ts';
 import { estimateTokens } from '../../src/features/processing/providers/count-tokens.ts';
 import { forgetProviderFacts } from '../../src/features/processing/providers/structured-chat.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Tenant, useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 import { fakeModel, overflowBody } from '../processing/fake-model.ts';
 import {
   type ChatRequest,
   chatCompletion,
   countPromptTokens,
-  type OpenAiServer,
   type Reply,
-  startOpenAiServer,
 } from '../processing/openai-server.ts';
-import { addNote } from '../search/search.fixtures.ts';
+import { providerSettings, useOpenAiServer } from '../processing/use-openai-server.ts';
+import { addNote, useTwoAccounts } from '../search/search.fixtures.ts';
 
 const ROADMAP = [
   'Ann: Good morning, shall we begin with the agenda?',
@@ -50,39 +49,28 @@ const answer = (value: unknown, req: ChatRequest): Reply => ({
 
 for (const dialect of DIALECTS) {
   describe(`POST /v1/ask with a language model (${dialect})`, () => {
-    let server: OpenAiServer;
+    const server = useOpenAiServer();
     let askReply: (req: ChatRequest, index: number) => Reply;
-    beforeAll(async () => {
-      server = await startOpenAiServer();
+    beforeAll(() => {
       server.onChat((req, i) => (isAsk(req) ? askReply(req, i) : analysis(req)));
     });
-    afterAll(async () => {
-      await server.close();
+    const h = useHarness(
+      dialect,
+      providerSettings(
+        server,
+        { analyze: true },
+        { ANALYZE_TIMEOUT_MS: '1000', ANALYZE_CONTEXT_TOKENS: '4096' },
+      ),
+    );
+    const accounts = useTwoAccounts(h, {
+      alice: ROADMAP,
+      bob: `Cat: ${BOB_SECRET}, so the detector upgrade waits.\nDee: The quarkonium team needs two more people.`,
+      aliceTest: `Eve: ${TEST_SECRET}.`,
     });
-    const h = useHarness(dialect, {
-      ANALYZER: 'openai',
-      get ANALYZE_BASE_URL() {
-        return server.baseUrl;
-      },
-      ANALYZE_TIMEOUT_MS: '1000',
-      ANALYZE_CONTEXT_TOKENS: '4096',
-    });
-    let alice: Tenant;
-    let bob: Tenant;
-    let aliceNote: string;
-    let bobNote: string;
     let longNote: string;
 
     // biome-ignore lint/suspicious/noDuplicateTestHooks: the notes need the harness, which needs the server first
     beforeAll(async () => {
-      alice = await h.tenant();
-      bob = await h.tenant();
-      aliceNote = await addNote(h, alice, { title: 'Quarkonium roadmap', transcript: ROADMAP });
-      bobNote = await addNote(h, bob, {
-        title: 'Quarkonium budget',
-        transcript: `Cat: ${BOB_SECRET}, so the detector upgrade waits.\nDee: The quarkonium team needs two more people.`,
-      });
-      await addNote(h, alice, { title: 'Quarkonium test', transcript: `Eve: ${TEST_SECRET}.` }, 'test');
       // Long turns, so the passages around the answer overflow a small window.
       const filler =
         'the crew walked the gantry again and wrote down what they saw on the clipboard for the shift lead'.repeat(
@@ -93,7 +81,7 @@ for (const dialect of DIALECTS) {
           ? `S${i % 4}: In bay ${i} the zeppelin hangar inspection found loose rivets on the zeppelin hull, ${filler}.`
           : `S${i % 4}: In bay ${i} ${filler}.`,
       );
-      longNote = await addNote(h, alice, { title: 'Zeppelin hangar', transcript: turns.join('\n') });
+      longNote = await addNote(h, accounts.alice, { title: 'Zeppelin hangar', transcript: turns.join('\n') });
     });
     beforeEach(() => {
       server.chats.length = 0;
@@ -130,9 +118,9 @@ for (const dialect of DIALECTS) {
           },
           req,
         );
-      const res = await ask(alice.liveKey, {
+      const res = await ask(accounts.alice.liveKey, {
         question: 'What did Ann decide about the quarkonium calibration?',
-        note_id: aliceNote,
+        note_id: accounts.aliceNote,
       });
       expect(res.status, res.text).toBe(200);
       expect(res.body).toMatchObject({ answered: true, mode: 'generative' });
@@ -147,7 +135,7 @@ for (const dialect of DIALECTS) {
       ]);
       for (const c of res.body.citations) {
         expect(c).toMatchObject({
-          note_id: aliceNote,
+          note_id: accounts.aliceNote,
           title: 'Quarkonium roadmap',
           start_ms: expect.any(Number),
         });
@@ -162,7 +150,9 @@ for (const dialect of DIALECTS) {
 
     it('says nothing relevant when the model finds nothing in the passages', async () => {
       askReply = (req) => answer({ answered: false, sentences: [] }, req);
-      const res = await ask(alice.liveKey, { question: 'When does the quarkonium detector upgrade ship?' });
+      const res = await ask(accounts.alice.liveKey, {
+        question: 'When does the quarkonium detector upgrade ship?',
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         answered: false,
@@ -173,7 +163,10 @@ for (const dialect of DIALECTS) {
     });
 
     it('gives the extractive answer when the provider fails, hangs or answers junk', async () => {
-      const body = { question: 'What did Ann decide about the quarkonium calibration?', note_id: aliceNote };
+      const body = {
+        question: 'What did Ann decide about the quarkonium calibration?',
+        note_id: accounts.aliceNote,
+      };
       const replies: Reply[] = [
         { status: 500, json: { error: { message: 'boom' } } },
         { hang: true },
@@ -183,7 +176,7 @@ for (const dialect of DIALECTS) {
       for (const reply of replies) {
         server.chats.length = 0;
         askReply = () => reply;
-        const res = await ask(alice.liveKey, body);
+        const res = await ask(accounts.alice.liveKey, body);
         expect(res.status, JSON.stringify(reply)).toBe(200);
         expect(res.body.mode).toBe('extractive');
         expect(res.body.answered).toBe(true);
@@ -206,9 +199,9 @@ for (const dialect of DIALECTS) {
           },
           req,
         );
-      const res = await ask(alice.liveKey, {
+      const res = await ask(accounts.alice.liveKey, {
         question: 'What did Ann decide about the quarkonium calibration?',
-        note_id: aliceNote,
+        note_id: accounts.aliceNote,
       });
       expect(res.body.mode).toBe('extractive');
       expect(res.body.answer).not.toContain('cancelled');
@@ -236,7 +229,7 @@ for (const dialect of DIALECTS) {
           },
           req,
         );
-      const res = await ask(alice.liveKey, {
+      const res = await ask(accounts.alice.liveKey, {
         question: 'What about the quarkonium detector upgrade and budget?',
       });
       expect(res.status).toBe(200);
@@ -244,7 +237,7 @@ for (const dialect of DIALECTS) {
       expect(res.body.answer).not.toContain('tight');
       expect(res.body.citations.length).toBeGreaterThan(0);
       for (const c of res.body.citations) {
-        expect(c.note_id).not.toBe(bobNote);
+        expect(c.note_id).not.toBe(accounts.bobNote);
         expect(normalise(ROADMAP)).toContain(c.quote);
       }
       for (const chat of askChats()) {
@@ -275,7 +268,7 @@ for (const dialect of DIALECTS) {
           req,
         );
       };
-      const res = await ask(alice.liveKey, {
+      const res = await ask(accounts.alice.liveKey, {
         question: 'How many loose rivets did the zeppelin hangar inspection find?',
         note_id: longNote,
       });

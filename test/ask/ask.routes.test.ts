@@ -1,9 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Tenant, useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { callFails, callOk, useMcpEndpoint } from '../mcp/mcp-helpers.ts';
-import { addNote, MEETINGS } from '../search/search.fixtures.ts';
+import { addNote, MEETINGS, useTwoAccounts } from '../search/search.fixtures.ts';
 
 const ROADMAP = [
   'Ann: Good morning, shall we begin with the agenda?',
@@ -19,38 +19,18 @@ for (const dialect of DIALECTS) {
   describe(`POST /v1/ask (${dialect})`, () => {
     const h = useHarness(dialect);
     const mcp = useMcpEndpoint(h);
-    let alice: Tenant;
-    let bob: Tenant;
-    let aliceNote: string;
-    let bobNote: string;
-    let aliceTestNote: string;
-
-    beforeAll(async () => {
-      alice = await h.tenant();
-      bob = await h.tenant();
-      aliceNote = await addNote(h, alice, { title: 'Quarkonium roadmap', transcript: ROADMAP });
-      bobNote = await addNote(h, bob, {
-        title: 'Quarkonium budget',
-        transcript:
-          'Cat: Our quarkonium budget is tight this year, so the detector upgrade waits.\nDee: The quarkonium team needs two more people.',
-      });
-      aliceTestNote = await addNote(
-        h,
-        alice,
-        {
-          title: 'Quarkonium test',
-          transcript: 'Eve: A quarkonium detector note that lives in the test data space only.',
-        },
-        'test',
-      );
+    const accounts = useTwoAccounts(h, {
+      alice: ROADMAP,
+      bob: 'Cat: Our quarkonium budget is tight this year, so the detector upgrade waits.\nDee: The quarkonium team needs two more people.',
+      aliceTest: 'Eve: A quarkonium detector note that lives in the test data space only.',
     });
 
     const ask = (key: string | null, body: unknown) => h.request('POST', '/v1/ask', { key, body });
 
     it('answers one note with numbered citations whose quotes are verbatim', async () => {
-      const res = await ask(alice.liveKey, {
+      const res = await ask(accounts.alice.liveKey, {
         question: 'What did Ann decide about the quarkonium calibration?',
-        note_id: aliceNote,
+        note_id: accounts.aliceNote,
       });
       expect(res.status, res.text).toBe(200);
       expect(res.body).toMatchObject({ answered: true, mode: 'extractive' });
@@ -60,7 +40,7 @@ for (const dialect of DIALECTS) {
       res.body.citations.forEach((c: Record<string, unknown>, i: number) => {
         expect(res.body.answer).toContain(`[${i + 1}]`);
         expect(c).toMatchObject({
-          note_id: aliceNote,
+          note_id: accounts.aliceNote,
           title: 'Quarkonium roadmap',
           created_at: expect.any(String),
         });
@@ -71,13 +51,17 @@ for (const dialect of DIALECTS) {
     });
 
     it('asks the whole data space when no note is named, and says so when nothing is relevant', async () => {
-      const res = await ask(alice.liveKey, { question: 'When does the quarkonium detector upgrade ship?' });
+      const res = await ask(accounts.alice.liveKey, {
+        question: 'When does the quarkonium detector upgrade ship?',
+      });
       expect(res.status, res.text).toBe(200);
       expect(res.body.answered).toBe(true);
       expect(new Set(res.body.citations.map((c: { note_id: string }) => c.note_id))).toEqual(
-        new Set([aliceNote]),
+        new Set([accounts.aliceNote]),
       );
-      const none = await ask(alice.liveKey, { question: 'What was said about the herbarium orchids?' });
+      const none = await ask(accounts.alice.liveKey, {
+        question: 'What was said about the herbarium orchids?',
+      });
       expect(none.status).toBe(200);
       expect(none.body).toEqual({
         answered: false,
@@ -85,7 +69,7 @@ for (const dialect of DIALECTS) {
         mode: 'extractive',
         citations: [],
       });
-      const limited = await ask(alice.liveKey, {
+      const limited = await ask(accounts.alice.liveKey, {
         question: 'quarkonium detector upgrade calibration',
         max_citations: 1,
       });
@@ -130,13 +114,13 @@ for (const dialect of DIALECTS) {
         [{ question: 'ok', qestion: 'typo' }, 'qestion'],
       ];
       for (const [body, param] of cases) {
-        const res = await ask(alice.liveKey, body);
+        const res = await ask(accounts.alice.liveKey, body);
         expectApiError(res, 400);
         expect(res.body.error.param, JSON.stringify(body)).toBe(param);
       }
-      expect((await ask(alice.liveKey, { question: '😀'.repeat(1000) })).status).toBe(200);
+      expect((await ask(accounts.alice.liveKey, { question: '😀'.repeat(1000) })).status).toBe(200);
       const bad = await h.request('POST', '/v1/ask', {
-        key: alice.liveKey,
+        key: accounts.alice.liveKey,
         raw: '{"question":',
         headers: { 'content-type': 'application/json' },
       });
@@ -144,9 +128,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('answers a question in another language without failing', async () => {
-      const res = await ask(alice.liveKey, {
+      const res = await ask(accounts.alice.liveKey, {
         question: '¿Qué decidió Ann sobre la calibración?',
-        note_id: aliceNote,
+        note_id: accounts.aliceNote,
       });
       expect(res.status).toBe(200);
       expect(res.body.answered).toBe(false);
@@ -158,44 +142,51 @@ for (const dialect of DIALECTS) {
       expectApiError(missing, 401, 'api_key_missing');
       expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
       expectApiError(await ask('svc_sk_live_nope', body), 401);
-      expectApiError(await ask(await alice.revokedKey(), body), 401, 'api_key_revoked');
-      expectApiError(await ask(await alice.expiredKey(), body), 401, 'api_key_expired');
-      const unscoped = await ask(await alice.keyWithScopes(['notes:read']), { question: '' });
+      expectApiError(await ask(await accounts.alice.revokedKey(), body), 401, 'api_key_revoked');
+      expectApiError(await ask(await accounts.alice.expiredKey(), body), 401, 'api_key_expired');
+      const unscoped = await ask(await accounts.alice.keyWithScopes(['notes:read']), { question: '' });
       expectApiError(unscoped, 403, 'insufficient_scope');
       expect(unscoped.body.error.message).toContain('search');
-      expect((await ask(await alice.keyWithScopes(['search']), body)).status).toBe(200);
+      expect((await ask(await accounts.alice.keyWithScopes(['search']), body)).status).toBe(200);
     });
 
     it("never answers from another account's notes or the other data space", async () => {
       expectApiError(
-        await ask(alice.liveKey, { question: 'quarkonium budget', note_id: bobNote }),
+        await ask(accounts.alice.liveKey, { question: 'quarkonium budget', note_id: accounts.bobNote }),
         404,
         'resource_not_found',
       );
       expectApiError(
-        await ask(alice.liveKey, { question: 'quarkonium', note_id: aliceTestNote }),
+        await ask(accounts.alice.liveKey, { question: 'quarkonium', note_id: accounts.aliceTestNote }),
         404,
         'resource_not_found',
       );
       expectApiError(
-        await ask(alice.testKey, { question: 'quarkonium', note_id: aliceNote }),
+        await ask(accounts.alice.testKey, { question: 'quarkonium', note_id: accounts.aliceNote }),
         404,
         'resource_not_found',
       );
-      const forBob = await ask(bob.liveKey, { question: 'quarkonium detector upgrade calibration' });
-      expect(forBob.body.citations.every((c: { note_id: string }) => c.note_id === bobNote)).toBe(true);
-      const forTest = await ask(alice.testKey, { question: 'quarkonium detector note' });
-      expect(forTest.body.citations.every((c: { note_id: string }) => c.note_id !== aliceNote)).toBe(true);
+      const forBob = await ask(accounts.bob.liveKey, { question: 'quarkonium detector upgrade calibration' });
+      expect(forBob.body.citations.every((c: { note_id: string }) => c.note_id === accounts.bobNote)).toBe(
+        true,
+      );
+      const forTest = await ask(accounts.alice.testKey, { question: 'quarkonium detector note' });
+      expect(forTest.body.citations.every((c: { note_id: string }) => c.note_id !== accounts.aliceNote)).toBe(
+        true,
+      );
     });
 
     it('ask_notes over MCP answers what POST /v1/ask answers', async () => {
-      const client = await mcp.connect(alice.liveKey, 'modern');
-      const args = { question: 'What did Ann decide about the quarkonium calibration?', note_id: aliceNote };
-      expect(await callOk(client, 'ask_notes', args)).toEqual((await ask(alice.liveKey, args)).body);
+      const client = await mcp.connect(accounts.alice.liveKey, 'modern');
+      const args = {
+        question: 'What did Ann decide about the quarkonium calibration?',
+        note_id: accounts.aliceNote,
+      };
+      expect(await callOk(client, 'ask_notes', args)).toEqual((await ask(accounts.alice.liveKey, args)).body);
       await callFails(
         client,
         'ask_notes',
-        { question: 'quarkonium', note_id: bobNote },
+        { question: 'quarkonium', note_id: accounts.bobNote },
         'resource_not_found',
       );
     });

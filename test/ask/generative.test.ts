@@ -19,37 +19,24 @@ const NOTE: AskNote = {
   ],
 };
 
+/** The prompt for Anna's decision from turn `from` to the note's last turn, within `budget` tokens. */
+const renderTurns = (from: number, budget: number) =>
+  renderAskPrompt('What did Anna decide?', [NOTE], [{ note_id: 'nt_a', from, to: 2 }], budget);
+
 describe('renderAskPrompt', () => {
   it('numbers the passage turns within the budget, and gives up when none fits', () => {
-    const prompt = renderAskPrompt(
-      'What did Anna decide?',
-      [NOTE],
-      [{ note_id: 'nt_a', from: 0, to: 2 }],
-      2000,
-    )!;
+    const prompt = renderTurns(0, 2000)!;
     expect(prompt.user).toContain('[2] Anna: We decided the premium tier costs forty euros.');
     expect(prompt.lines.size).toBe(3);
-    const small = renderAskPrompt(
-      'What did Anna decide?',
-      [NOTE],
-      [{ note_id: 'nt_a', from: 1, to: 2 }],
-      155,
-    )!;
+    const small = renderTurns(1, 155)!;
     expect([...small.lines.values()].map((l) => l.turn)).toEqual([1]);
-    expect(
-      renderAskPrompt('What did Anna decide?', [NOTE], [{ note_id: 'nt_a', from: 0, to: 2 }], 10),
-    ).toBeUndefined();
+    expect(renderTurns(0, 10)).toBeUndefined();
     expect(renderAskPrompt('q', [NOTE], [{ note_id: 'nt_other', from: 0, to: 2 }], 2000)).toBeUndefined();
   });
 });
 
 describe('verifyAnswer', () => {
-  const prompt = renderAskPrompt(
-    'What did Anna decide?',
-    [NOTE],
-    [{ note_id: 'nt_a', from: 0, to: 2 }],
-    2000,
-  )!;
+  const prompt = renderTurns(0, 2000)!;
 
   it('keeps verbatim quotes (also under a wrong line number), drops the rest and sentences left uncited', () => {
     const a = verifyAnswer(

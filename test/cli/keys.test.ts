@@ -131,19 +131,22 @@ for (const dialect of DIALECTS) {
       expect(list.status).toBe(200);
     });
 
-    it('keys create --expires-at stores the expiry in UTC', async () => {
-      const account = await newAccount();
-      const res = await cli(
+    /** `keys create --json` for the live data of a new account, with the given --expires-at. */
+    const createExpiring = async (expiresAt: string) =>
+      cli(
         'keys',
         'create',
         '--mode',
         'live',
         '--account',
-        account.email,
+        (await newAccount()).email,
         '--expires-at',
-        '2099-01-31T10:00:00+02:00',
+        expiresAt,
         '--json',
       );
+
+    it('keys create --expires-at stores the expiry in UTC', async () => {
+      const res = await createExpiring('2099-01-31T10:00:00+02:00');
       expect(res.code).toBe(0);
       expect(JSON.parse(res.stdout).expires_at).toBe('2099-01-31T08:00:00.000Z');
     });
@@ -155,18 +158,7 @@ for (const dialect of DIALECTS) {
     ])(
       'keys create --expires-at %s (a bare date is the start of that UTC day; no offset means UTC)',
       async (given, stored) => {
-        const account = await newAccount();
-        const res = await cli(
-          'keys',
-          'create',
-          '--mode',
-          'live',
-          '--account',
-          account.email,
-          '--expires-at',
-          given,
-          '--json',
-        );
+        const res = await createExpiring(given);
         expect(res.code, res.stderr).toBe(0);
         expect(JSON.parse(res.stdout).expires_at).toBe(stored);
       },

@@ -2,6 +2,13 @@ import type { buildApp } from '../../src/app.ts';
 import { createSetupLink } from '../../src/features/users/users.service.ts';
 import type { Harness, Tenant } from '../helpers/harness.ts';
 
+/** A form as a browser url-encodes it: a field with several values is repeated. */
+export function encodeForm(form: Record<string, string | string[]>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(form)) for (const one of [v].flat()) params.append(k, one);
+  return params.toString();
+}
+
 /**
  * A browser-like client of the dashboard over app.request: keeps cookies, reads CSRF fields, posts forms with
  * this server's Origin (as browsers do), from a client address (the socket's peer the server sees).
@@ -25,9 +32,7 @@ export class DashboardClient {
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     let body: string | undefined;
     if (init.form) {
-      const params = new URLSearchParams();
-      for (const [k, v] of Object.entries(init.form)) for (const one of [v].flat()) params.append(k, one);
-      body = params.toString();
+      body = encodeForm(init.form);
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
     const env = { incoming: { socket: { remoteAddress: this.address } } };

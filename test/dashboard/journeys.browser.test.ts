@@ -8,6 +8,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/main.ts';
+import { wavHeader } from '../recordings/audio-fixtures.ts';
 import { browserAvailable, expectAccessible, launchBrowser, screenshot } from './browser.ts';
 
 const PASSWORD = 'a long dashboard password';
@@ -34,20 +35,7 @@ const TRANSCRIPT_VTT = `WEBVTT
 function silentWav(marker = ''): Buffer {
   const samples = 8000 * 30;
   const data = samples * 2;
-  const b = Buffer.alloc(44 + data);
-  b.write('RIFF', 0);
-  b.writeUInt32LE(36 + data, 4);
-  b.write('WAVE', 8);
-  b.write('fmt ', 12);
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(8000, 24);
-  b.writeUInt32LE(16000, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36);
-  b.writeUInt32LE(data, 40);
+  const b = Buffer.concat([wavHeader(data, 8000), Buffer.alloc(data)]);
   b.write(marker, 44);
   return b;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
+import { insertHeldKey } from './held-key.ts';
 
 const body = {
   transcript: 'Ana: We shipped the beta.\nBen: Great, I will write the release notes by Friday.',
@@ -52,18 +53,7 @@ for (const dialect of DIALECTS) {
     it('answers 409 while the first request with the key is still running', async () => {
       const t = await h.tenant();
       // A request that holds the key without a stored response yet is "in flight".
-      await h.db.db
-        .insertInto('idempotency_keys')
-        .values({
-          account_id: t.accountId,
-          mode: 'live',
-          key: 'k-3',
-          request_hash: 'in-flight',
-          response_status: null,
-          response_body: null,
-          created_at: new Date().toISOString(),
-        })
-        .execute();
+      await insertHeldKey(h, t.accountId, 'k-3', { requestHash: 'in-flight', since: new Date() });
       const res = await post(t.liveKey, body, 'k-3');
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe('idempotency_key_in_use');
@@ -71,18 +61,10 @@ for (const dialect of DIALECTS) {
 
     it('takes over a key abandoned by a crashed request after five minutes', async () => {
       const t = await h.tenant();
-      await h.db.db
-        .insertInto('idempotency_keys')
-        .values({
-          account_id: t.accountId,
-          mode: 'live',
-          key: 'k-4',
-          request_hash: 'crashed',
-          response_status: null,
-          response_body: null,
-          created_at: new Date(Date.now() - 6 * 60_000).toISOString(),
-        })
-        .execute();
+      await insertHeldKey(h, t.accountId, 'k-4', {
+        requestHash: 'crashed',
+        since: new Date(Date.now() - 6 * 60_000),
+      });
       expect((await post(t.liveKey, body, 'k-4')).status).toBe(202);
     });
 

@@ -9,20 +9,26 @@ import { useHarness } from '../helpers/harness.ts';
 
 const TYPE = 'test.fair';
 
+/** A catalog of one job type that records the label of each job it runs, in the order they run. */
+function labelRecorder() {
+  const ran: string[] = [];
+  const catalog: JobCatalog = {
+    [TYPE]: defineJob({
+      payload: z.object({ label: z.string() }),
+      run: async (payload) => {
+        ran.push(payload.label);
+      },
+    }),
+  };
+  return { ran, catalog };
+}
+
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect);
 
     it('takes accounts in turn: a backlog of one account waits behind a single job of each other account', async () => {
-      const ran: string[] = [];
-      const catalog: JobCatalog = {
-        [TYPE]: defineJob({
-          payload: z.object({ label: z.string() }),
-          run: async (payload) => {
-            ran.push(payload.label);
-          },
-        }),
-      };
+      const { ran, catalog } = labelRecorder();
       const enqueue = (accountId: string, label: string, runAt: string) =>
         enqueueJob(h.deps.db, {
           accountId,
@@ -55,15 +61,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('takes a job whose worker died before any due job', async () => {
-      const ran: string[] = [];
-      const catalog: JobCatalog = {
-        [TYPE]: defineJob({
-          payload: z.object({ label: z.string() }),
-          run: async (payload) => {
-            ran.push(payload.label);
-          },
-        }),
-      };
+      const { ran, catalog } = labelRecorder();
       const now = Date.now();
       await enqueueJob(h.deps.db, {
         accountId: 'acct_fair_q',

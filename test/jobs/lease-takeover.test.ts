@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { childEnv, freePort, stopChild, waitForReady } from '../../bench/lib/child-server.ts';
-import { databaseEnv } from '../cli/cli-process.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { until } from '../helpers/until.ts';
-import { type OpenAiServer, startOpenAiServer, verboseJson } from '../processing/openai-server.ts';
+import { verboseJson } from '../processing/openai-server.ts';
+import { childProcessSettings, useOpenAiServer } from '../processing/use-openai-server.ts';
 import { wavFile } from '../recordings/audio-fixtures.ts';
 import { tempDataDir, upload } from '../recordings/helpers.ts';
 
@@ -44,13 +44,7 @@ async function startServe(settings: Record<string, string>): Promise<Child> {
 
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
-    let openai: OpenAiServer;
-    beforeAll(async () => {
-      openai = await startOpenAiServer();
-    });
-    afterAll(async () => {
-      await openai.close();
-    });
+    const openai = useOpenAiServer();
     const dataDir = tempDataDir();
     const h = useHarness(dialect, { DATA_DIR: dataDir });
 
@@ -64,17 +58,12 @@ for (const dialect of DIALECTS) {
       expect(res.status).toBe(202);
       const noteId = res.body.note_id as string;
 
-      const settings = {
-        ...databaseEnv(h.db.database),
-        DATA_DIR: dataDir,
-        MODELS_DIR: path.join(ROOT, 'data/models'),
-        TRANSCRIBER: 'openai',
-        TRANSCRIBE_BASE_URL: openai.baseUrl,
+      // JOB_LEASE_SECONDS: the default.
+      const settings = childProcessSettings(h.db.database, dataDir, openai, {
         TRANSCRIBE_TIMEOUT_MS: '600000',
         WORKER_POLL_MS: '200',
         LOG_LEVEL: 'warn',
-        // JOB_LEASE_SECONDS: the default.
-      };
+      });
       const first = await startServe(settings);
       let second: Child | undefined;
       try {

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { runDueJobs } from '../../src/jobs/worker.ts';
-import type { Harness } from '../helpers/harness.ts';
+import { useBeforeAll } from '../helpers/before-all.ts';
+import type { Harness, Tenant } from '../helpers/harness.ts';
 
 /** A budget meeting with named speakers, a marked key point and spoken commitments (→ highlights, action items). */
 export const BUDGET_MEETING = {
@@ -54,4 +55,23 @@ export async function createProcessedNote(
   const note = await h.request('GET', `/v1/notes/${res.body.id}`, { key });
   expect(note.body.status).toBe('ready');
   return res.body.id as string;
+}
+
+/**
+ * A new tenant with the budget meeting processed in live mode: the note, its first action item and the first
+ * note of the tenant's seeded test data space.
+ */
+export function useProcessedAccount(h: Harness) {
+  return useBeforeAll(async () => {
+    const t: Tenant = await h.tenant();
+    const noteId = await createProcessedNote(h, t.liveKey);
+    const items = await h.request('GET', `/v1/action-items?note_id=${noteId}`, { key: t.liveKey });
+    const testNotes = await h.request('GET', '/v1/notes?per_page=1', { key: t.testKey });
+    return {
+      t,
+      noteId,
+      itemId: items.body.data[0].id as string,
+      testNoteId: testNotes.body.data[0].id as string,
+    };
+  });
 }

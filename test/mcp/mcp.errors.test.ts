@@ -7,9 +7,9 @@ import { MCP_TOOLS } from '../../src/features/mcp/mcp.tools.ts';
 import { encodeTranscriptCursor } from '../../src/features/mcp/tools/notes.tools.ts';
 import { AppError } from '../../src/lib/errors.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Tenant, useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 import { expectNoLeak } from '../helpers/openapi-check.ts';
-import { createProcessedNote } from './mcp-fixtures.ts';
+import { useProcessedAccount } from './mcp-fixtures.ts';
 import { callFails, ERAS, useMcpEndpoint } from './mcp-helpers.ts';
 
 /**
@@ -23,22 +23,16 @@ for (const dialect of DIALECTS) {
 
     for (const era of ERAS) {
       describe(`${era} era`, () => {
-        let t: Tenant;
-        let noteId: string;
-        let itemId: string;
+        const account = useProcessedAccount(h);
         let client: Client;
 
         beforeAll(async () => {
-          t = await h.tenant();
-          noteId = await createProcessedNote(h, t.liveKey);
-          itemId = (await h.request('GET', `/v1/action-items?note_id=${noteId}`, { key: t.liveKey })).body
-            .data[0].id;
-          client = await mcp.connect(t.liveKey, era);
+          client = await mcp.connect(account.t.liveKey, era);
         });
 
         /** The REST API's 400 message for the same input, which the tool error must start with. */
         const restMessage = async (method: string, path: string, body?: unknown) => {
-          const res = await h.request(method, path, { key: t.liveKey, body });
+          const res = await h.request(method, path, { key: account.t.liveKey, body });
           expect(res.status, res.text).toBe(400);
           return res.body.error.message as string;
         };
@@ -65,10 +59,10 @@ for (const dialect of DIALECTS) {
           const text = await callFails(
             client,
             'update_note',
-            { note_id: noteId, ...args },
+            { note_id: account.noteId, ...args },
             'parameter_invalid',
           );
-          expect(text.startsWith(await restMessage('PATCH', `/v1/notes/${noteId}`, args))).toBe(true);
+          expect(text.startsWith(await restMessage('PATCH', `/v1/notes/${account.noteId}`, args))).toBe(true);
         });
 
         it.each([
@@ -79,10 +73,12 @@ for (const dialect of DIALECTS) {
           const text = await callFails(
             client,
             'update_action_item',
-            { action_item_id: itemId, ...args },
+            { action_item_id: account.itemId, ...args },
             'parameter_invalid',
           );
-          expect(text.startsWith(await restMessage('PATCH', `/v1/action-items/${itemId}`, args))).toBe(true);
+          expect(
+            text.startsWith(await restMessage('PATCH', `/v1/action-items/${account.itemId}`, args)),
+          ).toBe(true);
         });
 
         it.each([
@@ -98,11 +94,16 @@ for (const dialect of DIALECTS) {
         });
 
         it('an update without any change says which arguments to give', async () => {
-          expect(await callFails(client, 'update_note', { note_id: noteId }, 'parameter_invalid')).toMatch(
-            /^Invalid arguments: give at least one of title, tags\./,
-          );
           expect(
-            await callFails(client, 'update_action_item', { action_item_id: itemId }, 'parameter_invalid'),
+            await callFails(client, 'update_note', { note_id: account.noteId }, 'parameter_invalid'),
+          ).toMatch(/^Invalid arguments: give at least one of title, tags\./);
+          expect(
+            await callFails(
+              client,
+              'update_action_item',
+              { action_item_id: account.itemId },
+              'parameter_invalid',
+            ),
           ).toMatch(/^Invalid arguments: give at least one of status, text, due, assignee\./);
         });
 
@@ -110,7 +111,7 @@ for (const dialect of DIALECTS) {
           expect(await callFails(client, 'get_note', {}, 'parameter_missing')).toMatch(
             /^Missing required parameter 'note_id'\./,
           );
-          const text = await callFails(client, 'get_note', { noteId }, 'parameter_unknown');
+          const text = await callFails(client, 'get_note', { noteId: account.noteId }, 'parameter_unknown');
           expect(text).toMatch(/Unknown argument .noteId./);
           expect(text).toContain('get_note accepts only: note_id, include_transcript');
           expect(
@@ -147,7 +148,7 @@ for (const dialect of DIALECTS) {
             await callFails(
               client,
               'get_transcript',
-              { note_id: noteId, cursor: 'page-2' },
+              { note_id: account.noteId, cursor: 'page-2' },
               'parameter_invalid',
             ),
           ).toMatch(/^Invalid 'cursor': it is not a cursor returned by get_transcript\. Pass next_cursor/);
@@ -156,7 +157,7 @@ for (const dialect of DIALECTS) {
             await callFails(
               client,
               'get_transcript',
-              { note_id: noteId, cursor: other },
+              { note_id: account.noteId, cursor: other },
               'parameter_invalid',
             ),
           ).toMatch(/^Invalid 'cursor': it belongs to another note\./);
@@ -164,7 +165,7 @@ for (const dialect of DIALECTS) {
             await callFails(
               client,
               'get_transcript',
-              { note_id: noteId, max_segments: 501 },
+              { note_id: account.noteId, max_segments: 501 },
               'parameter_invalid',
             ),
           ).toMatch(/^Invalid 'max_segments': must be an integer between 1 and 500\./);

@@ -1,7 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Tenant, useHarness } from '../helpers/harness.ts';
-import { createProcessedNote } from './mcp-fixtures.ts';
+import { useHarness } from '../helpers/harness.ts';
+import { useProcessedAccount } from './mcp-fixtures.ts';
 import { callFails, callOk, ERAS, useMcpEndpoint } from './mcp-helpers.ts';
 
 /** Each tool, a valid call for it, and the scope of the REST operation it wraps (API.md). */
@@ -29,30 +29,19 @@ for (const dialect of DIALECTS) {
   describe(`MCP scopes and isolation (${dialect})`, () => {
     const h = useHarness(dialect);
     const mcp = useMcpEndpoint(h);
-    let t: Tenant;
-    let noteId: string;
-    let itemId: string;
-    let testNoteId: string;
-
-    beforeAll(async () => {
-      t = await h.tenant();
-      noteId = await createProcessedNote(h, t.liveKey);
-      itemId = (await h.request('GET', `/v1/action-items?note_id=${noteId}`, { key: t.liveKey })).body.data[0]
-        .id;
-      testNoteId = (await h.request('GET', '/v1/notes?per_page=1', { key: t.testKey })).body.data[0].id;
-    });
+    const account = useProcessedAccount(h);
 
     for (const era of ERAS) {
       describe(`${era} era`, () => {
         it('tools/list shows every tool whatever the key may call', async () => {
-          const full = await mcp.connect(t.liveKey, era);
-          const narrow = await mcp.connect(await t.keyWithScopes(['recordings:read']), era);
+          const full = await mcp.connect(account.t.liveKey, era);
+          const narrow = await mcp.connect(await account.t.keyWithScopes(['recordings:read']), era);
           const names = (await full.listTools()).tools.map((tool) => tool.name);
           expect((await narrow.listTools()).tools.map((tool) => tool.name)).toEqual(names);
         });
 
         it('each tool needs the scope of its REST operation; without it the result names that scope', async () => {
-          for (const [tool, args, scope] of SCOPED_CALLS(noteId, itemId)) {
+          for (const [tool, args, scope] of SCOPED_CALLS(account.noteId, account.itemId)) {
             const others = [
               'notes:read',
               'notes:write',
@@ -61,19 +50,22 @@ for (const dialect of DIALECTS) {
               'webhooks:manage',
               'search',
             ].filter((s) => s !== scope);
-            const without = await mcp.connect(await t.keyWithScopes(others), era);
+            const without = await mcp.connect(await account.t.keyWithScopes(others), era);
             const text = await callFails(without, tool, args, 'insufficient_scope');
             expect(text).toMatch(
               new RegExp(`^This API key lacks the '${scope}' scope needed for ${tool}\\.`),
             );
             expect(text).toContain(`--scopes ${scope}`);
-            const withOnly = await mcp.connect(await t.keyWithScopes([scope]), era);
+            const withOnly = await mcp.connect(await account.t.keyWithScopes([scope]), era);
             await callOk(withOnly, tool, args);
           }
         });
 
         it('the scope is checked before the arguments and before the lookup', async () => {
-          const readOnly = await mcp.connect(await t.keyWithScopes(['notes:read', 'actions:read']), era);
+          const readOnly = await mcp.connect(
+            await account.t.keyWithScopes(['notes:read', 'actions:read']),
+            era,
+          );
           await callFails(
             readOnly,
             'update_note',
@@ -86,47 +78,52 @@ for (const dialect of DIALECTS) {
             { action_item_id: 'nope', bogus: true },
             'insufficient_scope',
           );
-          const nothing = await mcp.connect(await t.keyWithScopes(['webhooks:manage']), era);
+          const nothing = await mcp.connect(await account.t.keyWithScopes(['webhooks:manage']), era);
           await callFails(
             nothing,
             'get_transcript',
-            { note_id: noteId, cursor: '%%%' },
+            { note_id: account.noteId, cursor: '%%%' },
             'insufficient_scope',
           );
         });
 
         it('note resources need notes:read: none are listed, reading one names the scope', async () => {
-          const client = await mcp.connect(await t.keyWithScopes(['actions:read']), era);
+          const client = await mcp.connect(await account.t.keyWithScopes(['actions:read']), era);
           expect((await client.listResources()).resources).toEqual([]);
-          await expect(client.readResource({ uri: `note://${noteId}` })).rejects.toThrow(/'notes:read'/);
+          await expect(client.readResource({ uri: `note://${account.noteId}` })).rejects.toThrow(
+            /'notes:read'/,
+          );
         });
 
         it('a test key never sees live data, a live key never sees test data', async () => {
-          const live = await mcp.connect(t.liveKey, era);
-          const test = await mcp.connect(t.testKey, era);
+          const live = await mcp.connect(account.t.liveKey, era);
+          const test = await mcp.connect(account.t.testKey, era);
           const testNotes = await callOk(test, 'list_notes', { per_page: 100 });
-          expect(testNotes.data.map((n: { id: string }) => n.id)).not.toContain(noteId);
-          expect(testNotes.data.map((n: { id: string }) => n.id)).toContain(testNoteId);
+          expect(testNotes.data.map((n: { id: string }) => n.id)).not.toContain(account.noteId);
+          expect(testNotes.data.map((n: { id: string }) => n.id)).toContain(account.testNoteId);
           const liveNotes = await callOk(live, 'list_notes', { per_page: 100 });
-          expect(liveNotes.data.map((n: { id: string }) => n.id)).not.toContain(testNoteId);
+          expect(liveNotes.data.map((n: { id: string }) => n.id)).not.toContain(account.testNoteId);
 
           for (const [tool, args] of [
-            ['get_note', { note_id: noteId }],
-            ['get_transcript', { note_id: noteId }],
-            ['list_highlights', { note_id: noteId }],
-            ['get_note_export', { note_id: noteId }],
-            ['update_note', { note_id: noteId, title: 'Hijacked' }],
-            ['rename_speakers', { note_id: noteId, speakers: [{ label: 'Speaker 1', name: 'Hijacked' }] }],
-            ['update_action_item', { action_item_id: itemId, text: 'Hijacked' }],
+            ['get_note', { note_id: account.noteId }],
+            ['get_transcript', { note_id: account.noteId }],
+            ['list_highlights', { note_id: account.noteId }],
+            ['get_note_export', { note_id: account.noteId }],
+            ['update_note', { note_id: account.noteId, title: 'Hijacked' }],
+            [
+              'rename_speakers',
+              { note_id: account.noteId, speakers: [{ label: 'Speaker 1', name: 'Hijacked' }] },
+            ],
+            ['update_action_item', { action_item_id: account.itemId, text: 'Hijacked' }],
           ] as const) {
             await callFails(test, tool, args, 'resource_not_found');
           }
-          await callFails(live, 'get_note', { note_id: testNoteId }, 'resource_not_found');
-          const items = await callOk(test, 'list_action_items', { note_id: noteId });
+          await callFails(live, 'get_note', { note_id: account.testNoteId }, 'resource_not_found');
+          const items = await callOk(test, 'list_action_items', { note_id: account.noteId });
           expect(items.data).toEqual([]);
-          await expect(test.readResource({ uri: `note://${noteId}` })).rejects.toThrow(/No note/);
+          await expect(test.readResource({ uri: `note://${account.noteId}` })).rejects.toThrow(/No note/);
 
-          const after = await h.request('GET', `/v1/notes/${noteId}`, { key: t.liveKey });
+          const after = await h.request('GET', `/v1/notes/${account.noteId}`, { key: account.t.liveKey });
           expect(after.body.title).not.toBe('Hijacked');
           expect(after.body.action_items.map((i: { text: string }) => i.text)).not.toContain('Hijacked');
         });
@@ -134,11 +131,11 @@ for (const dialect of DIALECTS) {
         it("another account's ids are not found, and its data is not listed", async () => {
           const other = await h.tenant();
           const client = await mcp.connect(other.liveKey, era);
-          await callFails(client, 'get_note', { note_id: noteId }, 'resource_not_found');
+          await callFails(client, 'get_note', { note_id: account.noteId }, 'resource_not_found');
           await callFails(
             client,
             'update_action_item',
-            { action_item_id: itemId, status: 'completed' },
+            { action_item_id: account.itemId, status: 'completed' },
             'resource_not_found',
           );
           expect((await callOk(client, 'list_notes', {})).data).toEqual([]);

@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Tenant, useHarness } from '../helpers/harness.ts';
-import { BUDGET_MEETING, createProcessedNote } from './mcp-fixtures.ts';
+import { useHarness } from '../helpers/harness.ts';
+import { BUDGET_MEETING, createProcessedNote, useProcessedAccount } from './mcp-fixtures.ts';
 import { callOk, ERAS, useMcpEndpoint } from './mcp-helpers.ts';
 
 /**
@@ -16,19 +16,16 @@ for (const dialect of DIALECTS) {
 
     for (const era of ERAS) {
       describe(`${era} era`, () => {
-        let t: Tenant;
-        let noteId: string;
+        const account = useProcessedAccount(h);
         let client: Client;
         let testClient: Client;
 
         beforeAll(async () => {
-          t = await h.tenant();
-          noteId = await createProcessedNote(h, t.liveKey);
-          client = await mcp.connect(t.liveKey, era);
-          testClient = await mcp.connect(t.testKey, era);
+          client = await mcp.connect(account.t.liveKey, era);
+          testClient = await mcp.connect(account.t.testKey, era);
         });
 
-        const rest = async (method: string, path: string, body?: unknown, key = t.liveKey) => {
+        const rest = async (method: string, path: string, body?: unknown, key = account.t.liveKey) => {
           const res = await h.request(method, path, { key, body });
           expect(res.status, res.text.slice(0, 300)).toBe(200);
           return res.body;
@@ -37,27 +34,29 @@ for (const dialect of DIALECTS) {
         it('search_notes returns what POST /v1/search returns, semantic matches included', async () => {
           const semantic = await callOk(client, 'search_notes', { query: 'spending went over plan' });
           expect(semantic).toEqual(await rest('POST', '/v1/search', { query: 'spending went over plan' }));
-          const hit = semantic.results.find((r: { note_id: string }) => r.note_id === noteId);
+          const hit = semantic.results.find((r: { note_id: string }) => r.note_id === account.noteId);
           expect(hit).toMatchObject({ title: BUDGET_MEETING.title, relevance: expect.any(Number) });
           expect(hit.relevance).toBeGreaterThanOrEqual(0.5);
 
           const args = { query: 'security review', limit: 3, min_relevance: 0.2, from: '2026-01-01' };
           const filtered = await callOk(testClient, 'search_notes', args);
-          expect(filtered).toEqual(await rest('POST', '/v1/search', args, t.testKey));
+          expect(filtered).toEqual(await rest('POST', '/v1/search', args, account.t.testKey));
           expect(filtered.results.length).toBeGreaterThan(0);
           expect(filtered.results.length).toBeLessThanOrEqual(3);
           const tagged = await callOk(client, 'search_notes', { query: 'budget', tag: 'FINANCE' });
           expect(tagged).toEqual(await rest('POST', '/v1/search', { query: 'budget', tag: 'FINANCE' }));
-          expect(tagged.results.map((r: { note_id: string }) => r.note_id)).toContain(noteId);
+          expect(tagged.results.map((r: { note_id: string }) => r.note_id)).toContain(account.noteId);
         });
 
         it('list_notes returns the page GET /v1/notes returns, filters and paging included', async () => {
           expect(await callOk(testClient, 'list_notes', {})).toEqual(
-            await rest('GET', '/v1/notes', undefined, t.testKey),
+            await rest('GET', '/v1/notes', undefined, account.t.testKey),
           );
           const args = { per_page: 5, page: 2 };
           const page2 = await callOk(testClient, 'list_notes', args);
-          expect(page2).toEqual(await rest('GET', '/v1/notes?per_page=5&page=2', undefined, t.testKey));
+          expect(page2).toEqual(
+            await rest('GET', '/v1/notes?per_page=5&page=2', undefined, account.t.testKey),
+          );
           expect(page2.data).toHaveLength(5);
           expect(page2.meta).toMatchObject({ page: 2, per_page: 5 });
 
@@ -70,28 +69,28 @@ for (const dialect of DIALECTS) {
           expect(filtered).toEqual(
             await rest('GET', '/v1/notes?tag=planning&from=2026-09-14&to=2026-09-14&q=sponsorship'),
           );
-          expect(filtered.data.map((n: { id: string }) => n.id)).toContain(noteId);
+          expect(filtered.data.map((n: { id: string }) => n.id)).toContain(account.noteId);
           const outside = await callOk(client, 'list_notes', { from: '2026-09-15' });
-          expect(outside.data.map((n: { id: string }) => n.id)).not.toContain(noteId);
+          expect(outside.data.map((n: { id: string }) => n.id)).not.toContain(account.noteId);
         });
 
         it('get_note returns GET /v1/notes/:id without the transcript, or with it when asked', async () => {
-          const full = await rest('GET', `/v1/notes/${noteId}`);
+          const full = await rest('GET', `/v1/notes/${account.noteId}`);
           const { transcript, ...withoutTranscript } = full;
           expect(transcript).toContain('Speaker 1: Thanks for joining');
-          expect(await callOk(client, 'get_note', { note_id: noteId })).toEqual(withoutTranscript);
-          expect(await callOk(client, 'get_note', { note_id: noteId, include_transcript: true })).toEqual(
-            full,
-          );
+          expect(await callOk(client, 'get_note', { note_id: account.noteId })).toEqual(withoutTranscript);
           expect(
-            await callOk(client, 'get_note', { note_id: noteId, include_transcript: false }),
+            await callOk(client, 'get_note', { note_id: account.noteId, include_transcript: true }),
+          ).toEqual(full);
+          expect(
+            await callOk(client, 'get_note', { note_id: account.noteId, include_transcript: false }),
           ).not.toHaveProperty('transcript');
           expect(withoutTranscript.speakers).toEqual(BUDGET_MEETING.speakers);
           expect(withoutTranscript.action_items.length).toBeGreaterThan(0);
         });
 
         it('get_transcript pages through every segment with speaker names and start_ms', async () => {
-          const { segments, speakers } = await rest('GET', `/v1/notes/${noteId}?include=segments`);
+          const { segments, speakers } = await rest('GET', `/v1/notes/${account.noteId}?include=segments`);
           const names = new Map(speakers.map((s: { label: string; name: string }) => [s.label, s.name]));
           const expected = segments.map(
             (s: { speaker: string; start_ms: number; end_ms: number; text: string }) => ({
@@ -106,7 +105,7 @@ for (const dialect of DIALECTS) {
           let cursor: string | undefined;
           do {
             const page = await callOk(client, 'get_transcript', {
-              note_id: noteId,
+              note_id: account.noteId,
               max_segments: 3,
               ...(cursor ? { cursor } : {}),
             });
@@ -118,7 +117,7 @@ for (const dialect of DIALECTS) {
           expect(pages.at(-1)).not.toHaveProperty('next_cursor');
           for (const page of pages) {
             expect(page).toMatchObject({
-              note_id: noteId,
+              note_id: account.noteId,
               title: BUDGET_MEETING.title,
               status: 'ready',
               total_segments: BUDGET_MEETING.segments.length,
@@ -126,15 +125,20 @@ for (const dialect of DIALECTS) {
           }
           expect(expected[0]).toMatchObject({ speaker_name: 'Maya Chen', start_ms: 0 });
 
-          const whole = await callOk(client, 'get_transcript', { note_id: noteId });
+          const whole = await callOk(client, 'get_transcript', { note_id: account.noteId });
           expect(whole.segments).toEqual(expected);
           expect(whole).not.toHaveProperty('next_cursor');
         });
 
         it('get_transcript pages a long seeded meeting of the test data space', async () => {
-          const { data } = await rest('GET', '/v1/notes?per_page=1', undefined, t.testKey);
+          const { data } = await rest('GET', '/v1/notes?per_page=1', undefined, account.t.testKey);
           const id = data[0].id;
-          const { segments } = await rest('GET', `/v1/notes/${id}?include=segments`, undefined, t.testKey);
+          const { segments } = await rest(
+            'GET',
+            `/v1/notes/${id}?include=segments`,
+            undefined,
+            account.t.testKey,
+          );
           const first = await callOk(testClient, 'get_transcript', { note_id: id, max_segments: 1 });
           expect(first.total_segments).toBe(segments.length);
           expect(first.segments[0]).toMatchObject({ start_ms: segments[0].start_ms, text: segments[0].text });
@@ -150,7 +154,10 @@ for (const dialect of DIALECTS) {
         });
 
         it('update_note changes title and tags as PATCH /v1/notes/:id does', async () => {
-          const id = await createProcessedNote(h, t.liveKey, { ...BUDGET_MEETING, title: 'Draft title' });
+          const id = await createProcessedNote(h, account.t.liveKey, {
+            ...BUDGET_MEETING,
+            title: 'Draft title',
+          });
           const updated = await callOk(client, 'update_note', {
             note_id: id,
             title: '  Budget review, September  ',
@@ -165,28 +172,33 @@ for (const dialect of DIALECTS) {
         });
 
         it('list_highlights returns the highlights of the note detail', async () => {
-          const { highlights } = await rest('GET', `/v1/notes/${noteId}`);
+          const { highlights } = await rest('GET', `/v1/notes/${account.noteId}`);
           expect(highlights.length).toBeGreaterThan(0);
-          expect(await callOk(client, 'list_highlights', { note_id: noteId })).toEqual({
-            note_id: noteId,
+          expect(await callOk(client, 'list_highlights', { note_id: account.noteId })).toEqual({
+            note_id: account.noteId,
             data: highlights,
           });
         });
 
         it('list_action_items returns the page GET /v1/action-items returns, with its filters', async () => {
           expect(await callOk(testClient, 'list_action_items', {})).toEqual(
-            await rest('GET', '/v1/action-items', undefined, t.testKey),
+            await rest('GET', '/v1/action-items', undefined, account.t.testKey),
           );
           for (const status of ['pending', 'completed'] as const) {
             const page = await callOk(testClient, 'list_action_items', { status, per_page: 50 });
             expect(page).toEqual(
-              await rest('GET', `/v1/action-items?status=${status}&per_page=50`, undefined, t.testKey),
+              await rest(
+                'GET',
+                `/v1/action-items?status=${status}&per_page=50`,
+                undefined,
+                account.t.testKey,
+              ),
             );
             expect(page.data.length).toBeGreaterThan(0);
             expect(page.data.every((i: { status: string }) => i.status === status)).toBe(true);
           }
-          const ofNote = await callOk(client, 'list_action_items', { note_id: noteId });
-          expect(ofNote).toEqual(await rest('GET', `/v1/action-items?note_id=${noteId}`));
+          const ofNote = await callOk(client, 'list_action_items', { note_id: account.noteId });
+          expect(ofNote).toEqual(await rest('GET', `/v1/action-items?note_id=${account.noteId}`));
           expect(ofNote.data.length).toBeGreaterThan(0);
           const assignee = ofNote.data.find((i: { assignee?: string }) => i.assignee)?.assignee as string;
           expect(assignee).toBeDefined();
@@ -198,7 +210,7 @@ for (const dialect of DIALECTS) {
         });
 
         it('update_action_item completes, reopens, re-words and re-dates an item as PATCH does', async () => {
-          const id = await createProcessedNote(h, t.liveKey);
+          const id = await createProcessedNote(h, account.t.liveKey);
           const { data } = await rest('GET', `/v1/action-items?note_id=${id}`);
           const item = data[0];
           const completed = await callOk(client, 'update_action_item', {
@@ -260,14 +272,17 @@ for (const dialect of DIALECTS) {
         });
 
         it('resource note://{note_id} reads the note detail; resources/list offers the newest notes', async () => {
-          const read = await client.readResource({ uri: `note://${noteId}` });
+          const read = await client.readResource({ uri: `note://${account.noteId}` });
           expect(read.contents).toHaveLength(1);
-          expect(read.contents[0]).toMatchObject({ uri: `note://${noteId}`, mimeType: 'application/json' });
+          expect(read.contents[0]).toMatchObject({
+            uri: `note://${account.noteId}`,
+            mimeType: 'application/json',
+          });
           expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual(
-            await rest('GET', `/v1/notes/${noteId}`),
+            await rest('GET', `/v1/notes/${account.noteId}`),
           );
           const { resources } = await testClient.listResources();
-          const { data } = await rest('GET', '/v1/notes', undefined, t.testKey);
+          const { data } = await rest('GET', '/v1/notes', undefined, account.t.testKey);
           expect(resources.map((r) => r.uri)).toEqual(data.map((n: { id: string }) => `note://${n.id}`));
           expect(resources[0]!.name).toBe(data[0].title);
           const { resourceTemplates } = await client.listResourceTemplates();

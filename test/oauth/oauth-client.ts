@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createSetupLink } from '../../src/features/users/users.service.ts';
-import { csrfIn } from '../dashboard/dashboard-client.ts';
+import { csrfIn, encodeForm } from '../dashboard/dashboard-client.ts';
 import type { Harness, Tenant } from '../helpers/harness.ts';
 
 export interface HttpAnswer {
@@ -31,9 +31,7 @@ export class BrowserLike {
     }
     let body: string | undefined;
     if (init.form) {
-      const params = new URLSearchParams();
-      for (const [k, v] of Object.entries(init.form)) for (const one of [v].flat()) params.append(k, one);
-      body = params.toString();
+      body = encodeForm(init.form);
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
     const res = await fetch(url, { method, headers, body, redirect: 'manual' });
@@ -81,24 +79,34 @@ export function pkcePair(): { verifier: string; challenge: string } {
 
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
-/** Registers a public client (RFC 7591) and answers its client_id. */
-export async function registerClient(base: string, metadata: Record<string, unknown> = {}): Promise<string> {
+/** What every test client registers with: our callback, both grants, the code flow. */
+export const CLIENT_METADATA = {
+  redirect_uris: [REDIRECT_URI],
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+};
+
+/** Posts client metadata to the registration endpoint (RFC 7591) as given; answers the status and the JSON. */
+export async function postRegistration(base: string, metadata: Record<string, unknown>) {
   const res = await fetch(new URL('/oauth/register', base), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'Journey Assistant',
-      redirect_uris: [REDIRECT_URI],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      ...metadata,
-    }),
+    body: JSON.stringify(metadata),
   });
-  const body = (await res.json()) as { client_id?: string };
-  if (res.status !== 201 || !body.client_id)
-    throw new Error(`registration failed: ${res.status} ${JSON.stringify(body)}`);
-  return body.client_id;
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+/** Registers a public client (RFC 7591) and answers its client_id. */
+export async function registerClient(base: string, metadata: Record<string, unknown> = {}): Promise<string> {
+  const { status, body } = await postRegistration(base, {
+    client_name: 'Journey Assistant',
+    ...CLIENT_METADATA,
+    token_endpoint_auth_method: 'none',
+    ...metadata,
+  });
+  if (status !== 201 || !body.client_id)
+    throw new Error(`registration failed: ${status} ${JSON.stringify(body)}`);
+  return body.client_id as string;
 }
 
 export async function tokenRequest(base: string, form: Record<string, string>) {
@@ -108,6 +116,96 @@ export async function tokenRequest(base: string, form: Record<string, string>) {
     body: new URLSearchParams(form).toString(),
   });
   return { status: res.status, body: (await res.json()) as any };
+}
+
+/** Redeems an authorization code with its PKCE verifier, as the client registered at REDIRECT_URI does. */
+export function redeemCode(
+  base: string,
+  clientId: string,
+  code: string,
+  verifier: string,
+  extra: Record<string, string> = {},
+) {
+  return tokenRequest(base, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    client_id: clientId,
+    code_verifier: verifier,
+    ...extra,
+  });
+}
+
+/** Redeems a refresh token for the client. */
+export function refreshTokens(
+  base: string,
+  clientId: string,
+  refreshToken: string,
+  extra: Record<string, string> = {},
+) {
+  return tokenRequest(base, {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: clientId,
+    ...extra,
+  });
+}
+
+/**
+ * The authorization request's path: the code flow with S256 PKCE to REDIRECT_URI, scope notes:read, state s,
+ * changed by `extra` and without the parameters named in `drop`.
+ */
+export function authorizePath(clientId: string, extra: Record<string, string> = {}, drop: string[] = []) {
+  const params = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+    scope: 'notes:read',
+    state: 's',
+    ...extra,
+  });
+  for (const name of drop) params.delete(name);
+  return `/oauth/authorize?${params}`;
+}
+
+/**
+ * A new tenant's person signs in and starts the authorization request; answers the tenant, the browser, the
+ * authorize answer and the consent page's path it redirects to.
+ */
+export async function openConsent(
+  h: Harness,
+  base: string,
+  clientId: string,
+  extra: Record<string, string> = {},
+) {
+  const t = await h.tenant();
+  const browser = new BrowserLike(base);
+  await signIn(h, t, browser);
+  const authorize = await browser.get(authorizePath(clientId, extra));
+  const consentPath = new URL(authorize.location ?? '/', base).pathname;
+  return { t, browser, authorize, consentPath };
+}
+
+/**
+ * Posts the consent form with the page's CSRF token and follows the library's redirect towards the client;
+ * answers every step, the last one's location being the client's callback.
+ */
+export async function submitConsent(
+  browser: BrowserLike,
+  consentPath: string,
+  form: Record<string, string | string[]>,
+) {
+  const page = await browser.get(consentPath);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  if (!csrf) throw new Error(`no consent form: ${page.status}`);
+  const posted = await browser.request('POST', consentPath, {
+    form: { _csrf: csrf, ...form },
+    headers: { origin: browser.base },
+  });
+  const resumed = await browser.get(posted.location!);
+  return { page, posted, resumed };
 }
 
 /** One JSON-RPC call to /mcp (2025-era stateless: initialize is not needed for tools/call on this server). */
@@ -149,32 +247,20 @@ export async function authorizeCode(
   pkce: { challenge: string },
   extra: Record<string, string> = {},
 ) {
-  const t = await h.tenant();
-  const browser = new BrowserLike(base);
-  await signIn(h, t, browser);
-  const params = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
+  const { t, browser, authorize, consentPath } = await openConsent(h, base, clientId, {
     code_challenge: pkce.challenge,
-    code_challenge_method: 'S256',
     scope: 'notes:read search',
     state: 'st',
     resource: `${base}/mcp`,
     ...extra,
   });
-  const authorize = await browser.get(`/oauth/authorize?${params}`);
   if (authorize.status !== 303)
     throw new Error(`authorize answered ${authorize.status}: ${authorize.location}`);
-  const consentPath = new URL(authorize.location!, base).pathname;
-  const page = await browser.get(consentPath);
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1];
-  if (!csrf) throw new Error(`no consent form: ${page.status}`);
-  const posted = await browser.request('POST', consentPath, {
-    form: { _csrf: csrf, scope: ['notes:read', 'search'], mode: 'live', decision: 'allow' },
-    headers: { origin: base },
+  const { resumed } = await submitConsent(browser, consentPath, {
+    scope: ['notes:read', 'search'],
+    mode: 'live',
+    decision: 'allow',
   });
-  const resumed = await browser.get(posted.location!);
   const code = new URL(resumed.location!).searchParams.get('code');
   if (!code) throw new Error(`no code: ${resumed.location}`);
   return { t, browser, code };

@@ -9,7 +9,15 @@ import { METADATA_DOCUMENT_MAX_BYTES } from '../../src/features/oauth/oauth.meta
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
 import { useServedApp } from '../helpers/serve.ts';
-import { authorizeCode, BrowserLike, pkcePair, REDIRECT_URI, tokenRequest } from './oauth-client.ts';
+import {
+  authorizeCode,
+  authorizePath,
+  BrowserLike,
+  pkcePair,
+  REDIRECT_URI,
+  redeemCode,
+  refreshTokens,
+} from './oauth-client.ts';
 
 /** A self-signed certificate for 127.0.0.1, made for this run only. */
 function selfSignedCertificate(): { key: string; cert: string } {
@@ -127,17 +135,7 @@ function useDocumentServer(h: Harness) {
 }
 
 function authorizeUrl(clientId: string, base: string, extra: Record<string, string> = {}) {
-  return `/oauth/authorize?${new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    code_challenge: pkcePair().challenge,
-    code_challenge_method: 'S256',
-    scope: 'notes:read',
-    state: 's',
-    resource: `${base}/mcp`,
-    ...extra,
-  })}`;
+  return authorizePath(clientId, { resource: `${base}/mcp`, ...extra });
 }
 
 /** Our own error page (never a redirect): its status and the RFC error code it shows. */
@@ -164,13 +162,7 @@ for (const dialect of DIALECTS) {
       expect(start.status).toBe(303);
       expect(new URL(start.location!, base()).pathname).toMatch(/^\/oauth\/consent\//);
       const { code, browser } = await authorizeCode(h, base(), clientId, pkce);
-      const token = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: pkce.verifier,
-      });
+      const token = await redeemCode(base(), clientId, code, pkce.verifier);
       expect(token.status).toBe(200);
       expect(token.body.access_token).toEqual(expect.any(String));
       const connected = await browser.get('/settings/mcp');
@@ -228,10 +220,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a metadata document client cannot be used with a client secret at the token endpoint', async () => {
-      const res = await tokenRequest(base(), {
-        grant_type: 'refresh_token',
-        refresh_token: 'x',
-        client_id: `${docs().origin}/valid-secret`,
+      const res = await refreshTokens(base(), `${docs().origin}/valid-secret`, 'x', {
         client_secret: 'guess',
       });
       expect(res.status).toBe(401);

@@ -4,7 +4,17 @@ import { oauthDb } from '../../src/features/oauth/oauth.tables.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { useServedApp } from '../helpers/serve.ts';
-import { authorizeCode, BrowserLike, pkcePair, REDIRECT_URI, signIn, tokenRequest } from './oauth-client.ts';
+import {
+  authorizeCode,
+  authorizePath,
+  BrowserLike,
+  CLIENT_METADATA,
+  pkcePair,
+  postRegistration,
+  REDIRECT_URI,
+  redeemCode,
+  signIn,
+} from './oauth-client.ts';
 
 for (const dialect of DIALECTS) {
   describe(`OAuth clients: registration, secrets, redirect URIs, response modes (${dialect})`, () => {
@@ -12,20 +22,8 @@ for (const dialect of DIALECTS) {
     const port = useServedApp(h);
     const base = () => `http://127.0.0.1:${port()}`;
 
-    async function register(metadata: Record<string, unknown>) {
-      const res = await fetch(`${base()}/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          client_name: 'Confidential',
-          redirect_uris: [REDIRECT_URI],
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-          ...metadata,
-        }),
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    }
+    const register = (metadata: Record<string, unknown>) =>
+      postRegistration(base(), { client_name: 'Confidential', ...CLIENT_METADATA, ...metadata });
 
     it('a client secret is stored only as a hash and still authenticates; the hash does not', async () => {
       const reg = await register({ token_endpoint_auth_method: 'client_secret_post' });
@@ -45,14 +43,7 @@ for (const dialect of DIALECTS) {
       const redeem = async (clientSecret: string) => {
         const pkce = pkcePair();
         const { code } = await authorizeCode(h, base(), clientId, pkce);
-        return tokenRequest(base(), {
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: REDIRECT_URI,
-          client_id: clientId,
-          client_secret: clientSecret,
-          code_verifier: pkce.verifier,
-        });
+        return redeemCode(base(), clientId, code, pkce.verifier, { client_secret: clientSecret });
       };
       expect(await redeem(stored.client_secret)).toMatchObject({
         status: 401,
@@ -135,13 +126,7 @@ for (const dialect of DIALECTS) {
       for (const redirectUri of ['http://127.0.0.1:45678/callback', 'http://[::1]:5000/cb']) {
         const pkce = pkcePair();
         const { code } = await authorizeCode(h, base(), clientId, pkce, { redirect_uri: redirectUri });
-        const token = await tokenRequest(base(), {
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: redirectUri,
-          client_id: clientId,
-          code_verifier: pkce.verifier,
-        });
+        const token = await redeemCode(base(), clientId, code, pkce.verifier, { redirect_uri: redirectUri });
         expect(token.status).toBe(200);
       }
       for (const redirectUri of [
@@ -150,15 +135,8 @@ for (const dialect of DIALECTS) {
         'https://app.example:8443/cb',
         'http://127.0.0.1:45678/callback?x=1',
       ]) {
-        const params = new URLSearchParams({
-          response_type: 'code',
-          client_id: clientId,
-          redirect_uri: redirectUri,
-          code_challenge: pkcePair().challenge,
-          code_challenge_method: 'S256',
-          scope: 'notes:read',
-        });
-        const res = await fetch(`${base()}/oauth/authorize?${params}`, { redirect: 'manual' });
+        const path = authorizePath(clientId, { redirect_uri: redirectUri }, ['state']);
+        const res = await fetch(`${base()}${path}`, { redirect: 'manual' });
         expect(res.status).toBe(400);
         expect(await res.text()).toContain('redirect_uri');
       }
@@ -170,17 +148,7 @@ for (const dialect of DIALECTS) {
       const browser = new BrowserLike(base());
       await signIn(h, t, browser);
       for (const mode of ['fragment', 'form_post']) {
-        const params = new URLSearchParams({
-          response_type: 'code',
-          response_mode: mode,
-          client_id: clientId,
-          redirect_uri: REDIRECT_URI,
-          code_challenge: pkcePair().challenge,
-          code_challenge_method: 'S256',
-          scope: 'notes:read',
-          state: 's',
-        });
-        const res = await browser.get(`/oauth/authorize?${params}`);
+        const res = await browser.get(authorizePath(clientId, { response_mode: mode }));
         const answer = `${res.location ?? ''} ${res.text}`;
         expect(answer).toContain('invalid_request');
         expect(answer).not.toContain('code=');

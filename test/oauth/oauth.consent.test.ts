@@ -3,7 +3,7 @@ import { listConnections } from '../../src/features/oauth/oauth.connections.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { useServedApp } from '../helpers/serve.ts';
-import { BrowserLike, pkcePair, REDIRECT_URI, registerClient, signIn } from './oauth-client.ts';
+import { type BrowserLike, openConsent, registerClient } from './oauth-client.ts';
 
 for (const dialect of DIALECTS) {
   describe(`OAuth consent page: CSRF for every content type (${dialect})`, () => {
@@ -27,21 +27,7 @@ for (const dialect of DIALECTS) {
     }
 
     it('a multipart post without the CSRF token is refused and grants nothing; with it, it is accepted', async () => {
-      const t = await h.tenant();
-      const clientId = await registerClient(base());
-      const browser = new BrowserLike(base());
-      await signIn(h, t, browser);
-      const params = new URLSearchParams({
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: REDIRECT_URI,
-        code_challenge: pkcePair().challenge,
-        code_challenge_method: 'S256',
-        scope: 'notes:read',
-        state: 's',
-      });
-      const start = await browser.get(`/oauth/authorize?${params}`);
-      const consentPath = new URL(start.location!, base()).pathname;
+      const { t, browser, consentPath } = await openConsent(h, base(), await registerClient(base()));
       const page = await browser.get(consentPath);
       const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
       const allow: [string, string][] = [

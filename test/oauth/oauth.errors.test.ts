@@ -3,12 +3,16 @@ import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { useServedApp } from '../helpers/serve.ts';
 import {
+  authorizePath as authorizeUrl,
   BrowserLike,
   mcpCall,
+  openConsent,
   pkcePair,
+  postRegistration,
   REDIRECT_URI,
+  redeemCode,
+  refreshTokens,
   registerClient,
-  signIn,
   tokenRequest,
 } from './oauth-client.ts';
 
@@ -18,29 +22,8 @@ for (const dialect of DIALECTS) {
     const port = useServedApp(h);
     const base = () => `http://127.0.0.1:${port()}`;
 
-    async function register(metadata: Record<string, unknown>) {
-      const res = await fetch(`${base()}/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'X', redirect_uris: [REDIRECT_URI], ...metadata }),
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    }
-
-    function authorizeUrl(clientId: string, extra: Record<string, string> = {}, drop: string[] = []) {
-      const params = new URLSearchParams({
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: REDIRECT_URI,
-        code_challenge: pkcePair().challenge,
-        code_challenge_method: 'S256',
-        scope: 'notes:read',
-        state: 's',
-        ...extra,
-      });
-      for (const name of drop) params.delete(name);
-      return `/oauth/authorize?${params}`;
-    }
+    const register = (metadata: Record<string, unknown>) =>
+      postRegistration(base(), { client_name: 'X', redirect_uris: [REDIRECT_URI], ...metadata });
 
     it('registration refuses a redirect URI that is neither https nor loopback http', async () => {
       for (const uri of ['http://example.com/cb', 'javascript:alert(1)', 'https://example.com/cb#frag']) {
@@ -123,11 +106,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('an unknown scope from a signed-in person is refused the same way; the consent page never offers it', async () => {
-      const t = await h.tenant();
-      const clientId = await registerClient(base());
-      const browser = new BrowserLike(base());
-      await signIn(h, t, browser);
-      const res = await browser.get(authorizeUrl(clientId, { scope: 'search delete_everything' }));
+      const { authorize: res } = await openConsent(h, base(), await registerClient(base()), {
+        scope: 'search delete_everything',
+      });
       const callback = new URL(res.location!);
       expect(callback.origin + callback.pathname).toBe(REDIRECT_URI);
       expect(callback.searchParams.get('error')).toBe('invalid_scope');
@@ -140,21 +121,17 @@ for (const dialect of DIALECTS) {
         body: { error: 'unsupported_grant_type' },
       });
       expect(
-        await tokenRequest(base(), {
-          grant_type: 'authorization_code',
-          code: 'guessed-code-value-guessed-code-value-00000',
-          redirect_uri: REDIRECT_URI,
-          client_id: clientId,
-          code_verifier: pkcePair().verifier,
-        }),
+        await redeemCode(
+          base(),
+          clientId,
+          'guessed-code-value-guessed-code-value-00000',
+          pkcePair().verifier,
+        ),
       ).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-      expect(
-        await tokenRequest(base(), {
-          grant_type: 'refresh_token',
-          refresh_token: 'guessed',
-          client_id: 'nobody',
-        }),
-      ).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+      expect(await refreshTokens(base(), 'nobody', 'guessed')).toMatchObject({
+        status: 401,
+        body: { error: 'invalid_client' },
+      });
       expect(
         await tokenRequest(base(), { grant_type: 'authorization_code', client_id: clientId }),
       ).toMatchObject({
@@ -173,12 +150,7 @@ for (const dialect of DIALECTS) {
     });
 
     it("the consent page refuses a post without the session's CSRF token or from another origin", async () => {
-      const t = await h.tenant();
-      const clientId = await registerClient(base());
-      const browser = new BrowserLike(base());
-      await signIn(h, t, browser);
-      const start = await browser.get(authorizeUrl(clientId));
-      const consentPath = new URL(start.location!, base()).pathname;
+      const { browser, consentPath } = await openConsent(h, base(), await registerClient(base()));
       const noToken = await browser.request('POST', consentPath, {
         form: { decision: 'allow', scope: 'notes:read' },
       });
@@ -193,12 +165,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('the consent page answers only under our own host names (DNS rebinding): 421', async () => {
-      const t = await h.tenant();
-      const clientId = await registerClient(base());
-      const browser = new BrowserLike(base());
-      await signIn(h, t, browser);
-      const start = await browser.get(authorizeUrl(clientId));
-      const consentPath = new URL(start.location!, base()).pathname;
+      const { browser, consentPath } = await openConsent(h, base(), await registerClient(base()));
       expect((await browser.get(consentPath)).status).toBe(200);
       // fetch sends its own Host; the name a proxy passes on is read first, so it stands in for a rebound Host.
       const host = 'rebind.attacker.example';

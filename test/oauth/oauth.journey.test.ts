@@ -7,11 +7,14 @@ import { useServedApp } from '../helpers/serve.ts';
 import {
   BrowserLike,
   mcpCall,
+  openConsent,
   pkcePair,
   REDIRECT_URI,
+  redeemCode,
+  refreshTokens,
   registerClient,
   signIn,
-  tokenRequest,
+  submitConsent,
 } from './oauth-client.ts';
 
 for (const dialect of DIALECTS) {
@@ -21,45 +24,34 @@ for (const dialect of DIALECTS) {
     const base = () => `http://127.0.0.1:${port()}`;
 
     /** Authorization up to the consent page, signed in; answers the browser and the consent page's path. */
-    async function toConsent(
-      clientId: string,
-      pkce: { challenge: string },
-      extra: Record<string, string> = {},
-    ) {
-      const t = await h.tenant();
-      const browser = new BrowserLike(base());
-      await signIn(h, t, browser);
-      const params = new URLSearchParams({
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: REDIRECT_URI,
+    async function toConsent(clientId: string, pkce: { challenge: string }) {
+      const { t, browser, authorize, consentPath } = await openConsent(h, base(), clientId, {
         code_challenge: pkce.challenge,
-        code_challenge_method: 'S256',
         scope: 'notes:read search',
         state: 'st-1',
         resource: `${base()}/mcp`,
-        ...extra,
       });
-      const authorize = await browser.get(`/oauth/authorize?${params}`);
       expect(authorize.status).toBe(303);
       expect(authorize.location).toMatch(/\/oauth\/consent\/[A-Za-z0-9_-]+$/);
-      const consentPath = new URL(authorize.location!, base()).pathname;
       return { t, browser, consentPath };
     }
 
     /** Allows on the consent page and follows the library's redirect to the client; answers the callback URL. */
     async function allow(browser: BrowserLike, consentPath: string, form: Record<string, string | string[]>) {
-      const page = await browser.get(consentPath);
+      const { page, posted, resumed } = await submitConsent(browser, consentPath, form);
       expect(page.status).toBe(200);
-      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
-      const posted = await browser.request('POST', consentPath, {
-        form: { _csrf: csrf, ...form },
-        headers: { origin: base() },
-      });
       expect(posted.status).toBe(303);
-      const resumed = await browser.get(posted.location!);
       expect(resumed.status).toBe(303);
       return new URL(resumed.location!);
+    }
+
+    /** Registers a client and allows it `scope` on live data; answers the client, its PKCE pair and the callback. */
+    async function connectLive(scope: string[]) {
+      const clientId = await registerClient(base());
+      const pkce = pkcePair();
+      const { browser, consentPath } = await toConsent(clientId, pkce);
+      const callback = await allow(browser, consentPath, { scope, mode: 'live', decision: 'allow' });
+      return { clientId, pkce, browser, code: callback.searchParams.get('code')! };
     }
 
     it('a client discovers the server from a 401, registers, gets consent, a code, tokens, and calls tools', async () => {
@@ -104,14 +96,7 @@ for (const dialect of DIALECTS) {
       expect(callback.searchParams.get('state')).toBe('st-1');
       const code = callback.searchParams.get('code')!;
 
-      const tokens = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: pkce.verifier,
-        resource: `${base()}/mcp`,
-      });
+      const tokens = await redeemCode(base(), clientId, code, pkce.verifier, { resource: `${base()}/mcp` });
       expect(tokens.status).toBe(200);
       expect(tokens.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
       expect(tokens.body.refresh_token).toEqual(expect.any(String));
@@ -135,84 +120,37 @@ for (const dialect of DIALECTS) {
       expect(JSON.stringify(crossed.body.result.content)).toContain('resource_not_found');
 
       // A replayed code is refused and revokes what it issued.
-      const replay = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: pkce.verifier,
-      });
+      const replay = await redeemCode(base(), clientId, code, pkce.verifier);
       expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(401);
     });
 
     it('refresh tokens rotate; a reused one revokes the grant; revocation ends a token', async () => {
-      const clientId = await registerClient(base());
-      const pkce = pkcePair();
-      const { browser, consentPath } = await toConsent(clientId, pkce);
-      const callback = await allow(browser, consentPath, {
-        scope: ['notes:read', 'search'],
-        mode: 'live',
-        decision: 'allow',
-      });
-      const first = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: pkce.verifier,
-      });
+      const { clientId, pkce, code } = await connectLive(['notes:read', 'search']);
+      const first = await redeemCode(base(), clientId, code, pkce.verifier);
       expect(first.status).toBe(200);
       // Asking for more than was granted on refresh is refused.
-      const wider = await tokenRequest(base(), {
-        grant_type: 'refresh_token',
-        refresh_token: first.body.refresh_token,
-        client_id: clientId,
+      const wider = await refreshTokens(base(), clientId, first.body.refresh_token, {
         scope: 'notes:read notes:write',
       });
       expect(wider).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
 
-      const second = await tokenRequest(base(), {
-        grant_type: 'refresh_token',
-        refresh_token: first.body.refresh_token,
-        client_id: clientId,
-      });
+      const second = await refreshTokens(base(), clientId, first.body.refresh_token);
       expect(second.status).toBe(200);
       expect(second.body.refresh_token).not.toBe(first.body.refresh_token);
       expect((await mcpCall(base(), second.body.access_token, 'list_notes')).status).toBe(200);
 
-      const reused = await tokenRequest(base(), {
-        grant_type: 'refresh_token',
-        refresh_token: first.body.refresh_token,
-        client_id: clientId,
-      });
+      const reused = await refreshTokens(base(), clientId, first.body.refresh_token);
       expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       // The whole grant is gone: the rotated refresh token and its access token too.
-      const after = await tokenRequest(base(), {
-        grant_type: 'refresh_token',
-        refresh_token: second.body.refresh_token,
-        client_id: clientId,
-      });
+      const after = await refreshTokens(base(), clientId, second.body.refresh_token);
       expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       expect((await mcpCall(base(), second.body.access_token, 'list_notes')).status).toBe(401);
     });
 
     it('RFC 7009 revocation ends an access token at once', async () => {
-      const clientId = await registerClient(base());
-      const pkce = pkcePair();
-      const { browser, consentPath } = await toConsent(clientId, pkce);
-      const callback = await allow(browser, consentPath, {
-        scope: ['notes:read'],
-        mode: 'live',
-        decision: 'allow',
-      });
-      const tokens = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: pkce.verifier,
-      });
+      const { clientId, pkce, code } = await connectLive(['notes:read']);
+      const tokens = await redeemCode(base(), clientId, code, pkce.verifier);
       expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(200);
       // The REST API takes API keys only (its OpenAPI operations list no oauth2 requirement).
       const rest = await fetch(`${base()}/v1/notes`, {
@@ -229,21 +167,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('Settings → MCP lists the connected app; Disconnect ends its tokens; another account cannot disconnect it', async () => {
-      const clientId = await registerClient(base());
-      const pkce = pkcePair();
-      const { browser, consentPath } = await toConsent(clientId, pkce);
-      const callback = await allow(browser, consentPath, {
-        scope: ['notes:read'],
-        mode: 'live',
-        decision: 'allow',
-      });
-      const tokens = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: pkce.verifier,
-      });
+      const { clientId, pkce, browser, code } = await connectLive(['notes:read']);
+      const tokens = await redeemCode(base(), clientId, code, pkce.verifier);
       expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(200);
       const settings = await browser.get('/settings/mcp');
       expect(settings.text).toContain('Connected apps');
@@ -263,11 +188,7 @@ for (const dialect of DIALECTS) {
       });
       expect(done.status).toBe(303);
       expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(401);
-      const refreshed = await tokenRequest(base(), {
-        grant_type: 'refresh_token',
-        refresh_token: tokens.body.refresh_token,
-        client_id: clientId,
-      });
+      const refreshed = await refreshTokens(base(), clientId, tokens.body.refresh_token);
       expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       expect((await browser.get('/settings/mcp')).text).toContain('No app is connected.');
     });
@@ -275,27 +196,13 @@ for (const dialect of DIALECTS) {
     it('an expired code is invalid_grant; an expired access token is a 401', async () => {
       const records = () => oauthDb(h.deps.db).updateTable('oauth_records');
       const past = new Date(Date.now() - 1000).toISOString();
-      const clientId = await registerClient(base());
-      const pkce = pkcePair();
-      const { browser, consentPath } = await toConsent(clientId, pkce);
-      const callback = await allow(browser, consentPath, {
-        scope: ['notes:read'],
-        mode: 'live',
-        decision: 'allow',
-      });
-      const code = callback.searchParams.get('code')!;
+      const { clientId, pkce, code } = await connectLive(['notes:read']);
       await records()
         .set({ expires_at: past })
         .where('model', '=', 'AuthorizationCode')
         .where('id_hash', '=', hashOAuthId(code))
         .execute();
-      const late = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: pkce.verifier,
-      });
+      const late = await redeemCode(base(), clientId, code, pkce.verifier);
       expect(late).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
 
       const second = pkcePair();
@@ -305,13 +212,7 @@ for (const dialect of DIALECTS) {
         mode: 'live',
         decision: 'allow',
       });
-      const tokens = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code')!,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: second.verifier,
-      });
+      const tokens = await redeemCode(base(), clientId, back.searchParams.get('code')!, second.verifier);
       expect((await mcpCall(base(), tokens.body.access_token, 'list_notes')).status).toBe(200);
       await records()
         .set({ expires_at: past })

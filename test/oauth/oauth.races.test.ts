@@ -7,9 +7,9 @@ import {
   authorizeCode,
   mcpCall,
   pkcePair,
-  REDIRECT_URI,
+  redeemCode,
+  refreshTokens,
   registerClient,
-  tokenRequest,
 } from './oauth-client.ts';
 
 const PARALLEL = 6;
@@ -29,11 +29,7 @@ for (const dialect of DIALECTS) {
         if (token.access_token)
           expect((await mcpCall(base(), token.access_token, 'list_notes')).status).toBe(401);
         if (token.refresh_token) {
-          const again = await tokenRequest(base(), {
-            grant_type: 'refresh_token',
-            refresh_token: token.refresh_token,
-            client_id: clientId,
-          });
+          const again = await refreshTokens(base(), clientId, token.refresh_token);
           expect(again.status).toBe(400);
         }
       }
@@ -45,15 +41,7 @@ for (const dialect of DIALECTS) {
       const pkce = pkcePair();
       const { t, code } = await authorizeCode(h, base(), clientId, pkce);
       const answers = await Promise.all(
-        Array.from({ length: PARALLEL }, () =>
-          tokenRequest(base(), {
-            grant_type: 'authorization_code',
-            code,
-            redirect_uri: REDIRECT_URI,
-            client_id: clientId,
-            code_verifier: pkce.verifier,
-          }),
-        ),
+        Array.from({ length: PARALLEL }, () => redeemCode(base(), clientId, code, pkce.verifier)),
       );
       const ok = answers.filter((a) => a.status === 200);
       expect(ok).toHaveLength(1);
@@ -69,23 +57,11 @@ for (const dialect of DIALECTS) {
       const clientId = await registerClient(base());
       const pkce = pkcePair();
       const { t, code } = await authorizeCode(h, base(), clientId, pkce);
-      const first = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: pkce.verifier,
-      });
+      const first = await redeemCode(base(), clientId, code, pkce.verifier);
       expect(first.status).toBe(200);
       expect(await listConnections(h.deps.db, t.accountId)).toHaveLength(1);
       const answers = await Promise.all(
-        Array.from({ length: PARALLEL }, () =>
-          tokenRequest(base(), {
-            grant_type: 'refresh_token',
-            refresh_token: first.body.refresh_token,
-            client_id: clientId,
-          }),
-        ),
+        Array.from({ length: PARALLEL }, () => refreshTokens(base(), clientId, first.body.refresh_token)),
       );
       const ok = answers.filter((a) => a.status === 200);
       expect(ok).toHaveLength(1);
@@ -97,25 +73,13 @@ for (const dialect of DIALECTS) {
       const clientId = await registerClient(base());
       const pkce = pkcePair();
       const { code } = await authorizeCode(h, base(), clientId, pkce);
-      const first = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: pkce.verifier,
-      });
+      const first = await redeemCode(base(), clientId, code, pkce.verifier);
       expect(first.status).toBe(200);
-      const elsewhere = await tokenRequest(base(), {
-        grant_type: 'refresh_token',
-        refresh_token: first.body.refresh_token,
-        client_id: clientId,
+      const elsewhere = await refreshTokens(base(), clientId, first.body.refresh_token, {
         resource: 'https://elsewhere.example/mcp',
       });
       expect(elsewhere).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
-      const refreshed = await tokenRequest(base(), {
-        grant_type: 'refresh_token',
-        refresh_token: first.body.refresh_token,
-        client_id: clientId,
+      const refreshed = await refreshTokens(base(), clientId, first.body.refresh_token, {
         resource: `${base()}/mcp`,
       });
       expect(refreshed.status).toBe(200);

@@ -2,14 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { useServedApp } from '../helpers/serve.ts';
-import {
-  authorizeCode,
-  mcpCall,
-  pkcePair,
-  REDIRECT_URI,
-  registerClient,
-  tokenRequest,
-} from './oauth-client.ts';
+import { authorizeCode, mcpCall, pkcePair, redeemCode, registerClient } from './oauth-client.ts';
 
 for (const dialect of DIALECTS) {
   describe(`OAuth scopes (${dialect})`, () => {
@@ -21,13 +14,7 @@ for (const dialect of DIALECTS) {
       const clientId = await registerClient(base());
       const pkce = pkcePair();
       const { code } = await authorizeCode(h, base(), clientId, pkce, { scope: '' });
-      const token = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: pkce.verifier,
-      });
+      const token = await redeemCode(base(), clientId, code, pkce.verifier);
       expect(token.status).toBe(200);
       expect(token.body.scope.split(' ').sort()).toEqual(['notes:read', 'search']);
       expect((await mcpCall(base(), token.body.access_token, 'list_notes')).status).toBe(200);
@@ -37,13 +24,7 @@ for (const dialect of DIALECTS) {
       const clientId = await registerClient(base(), { scope: 'notes:read search' });
       const pkce = pkcePair();
       const { code } = await authorizeCode(h, base(), clientId, pkce, { scope: '' });
-      const token = await tokenRequest(base(), {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        code_verifier: pkce.verifier,
-      });
+      const token = await redeemCode(base(), clientId, code, pkce.verifier);
       expect(token.status).toBe(200);
       expect(token.body.scope.split(' ').sort()).toEqual(['notes:read', 'search']);
     });

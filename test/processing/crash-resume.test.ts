@@ -1,15 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../src/config.ts';
-import { databaseEnv } from '../cli/cli-process.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { until } from '../helpers/until.ts';
 import { wavFile } from '../recordings/audio-fixtures.ts';
 import { eventsOf, tempDataDir, upload } from '../recordings/helpers.ts';
-import { type OpenAiServer, startOpenAiServer, verboseJson } from './openai-server.ts';
+import { verboseJson } from './openai-server.ts';
+import { childProcessSettings, useOpenAiServer } from './use-openai-server.ts';
 
 /**
  * "Killing the server mid-processing loses nothing": a real `minutes worker` process is killed with SIGKILL
@@ -53,19 +53,13 @@ function startWorkerProcess(settings: Record<string, string>): Worker {
 
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
-    let server: OpenAiServer;
+    const server = useOpenAiServer();
     const workers: Worker[] = [];
-    beforeAll(async () => {
-      server = await startOpenAiServer();
-    });
     afterEach(async () => {
       for (const w of workers.splice(0)) {
         if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
         await w.exited;
       }
-    });
-    afterAll(async () => {
-      await server.close();
     });
     const dataDir = tempDataDir();
     const h = useHarness(dialect, { DATA_DIR: dataDir });
@@ -82,18 +76,12 @@ for (const dialect of DIALECTS) {
       expect(res.status).toBe(202);
       const noteId = res.body.note_id as string;
 
-      const settings = {
-        ...databaseEnv(h.db.database),
-        DATA_DIR: dataDir,
-        // The builtin embedder's cache built once for the repository: a fresh one takes 10 s or more when busy.
-        MODELS_DIR: path.join(ROOT, 'data/models'),
-        TRANSCRIBER: 'openai',
-        TRANSCRIBE_BASE_URL: server.baseUrl,
+      const settings = childProcessSettings(h.db.database, dataDir, server, {
         TRANSCRIBE_TIMEOUT_MS: '120000',
         JOB_LEASE_SECONDS: '2',
         WORKER_POLL_MS: '50',
         LOG_LEVEL: 'info',
-      };
+      });
       const first = startWorkerProcess(settings);
       workers.push(first);
       await server.waitForTranscriptions(1, 30_000).catch((err: Error) => {

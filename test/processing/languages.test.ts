@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { transcriptLanguage } from '../../src/features/processing/detect-language.ts';
 import { forgetProviderFacts } from '../../src/features/processing/providers/structured-chat.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
@@ -7,7 +7,8 @@ import { useHarness } from '../helpers/harness.ts';
 import { wavFile } from '../recordings/audio-fixtures.ts';
 import { tempDataDir, upload } from '../recordings/helpers.ts';
 import { fakeModel } from './fake-model.ts';
-import { type OpenAiServer, startOpenAiServer, verboseJson } from './openai-server.ts';
+import { verboseJson } from './openai-server.ts';
+import { providerSettings, useOpenAiServer } from './use-openai-server.ts';
 
 const CREATED_AT = '2026-11-23T09:00:00.000Z';
 const GERMAN = [
@@ -110,26 +111,15 @@ for (const dialect of DIALECTS) {
     });
 
     describe('with a transcriber and a language model', () => {
-      let server: OpenAiServer;
-      beforeAll(async () => {
-        server = await startOpenAiServer();
-      });
-      afterAll(async () => {
-        await server.close();
-      });
-      const h = useHarness(dialect, {
-        DATA_DIR: tempDataDir(),
-        TRANSCRIBER: 'openai',
-        get TRANSCRIBE_BASE_URL() {
-          return server.baseUrl;
-        },
-        ANALYZER: 'openai',
-        get ANALYZE_BASE_URL() {
-          return server.baseUrl;
-        },
-        ANALYZE_TIMEOUT_MS: '5000',
-        JOB_RETRY_BASE_SECONDS: '0',
-      });
+      const server = useOpenAiServer();
+      const h = useHarness(
+        dialect,
+        providerSettings(
+          server,
+          { transcribe: true, analyze: true },
+          { DATA_DIR: tempDataDir(), ANALYZE_TIMEOUT_MS: '5000', JOB_RETRY_BASE_SECONDS: '0' },
+        ),
+      );
       beforeEach(async () => {
         await h.db.db.deleteFrom('jobs').execute();
         server.chats.length = 0;

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { forgetProviderFacts } from '../../src/features/processing/providers/structured-chat.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { mulberry32 } from '../../src/lib/prng.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
 import { fakeModel, type ModelProfile } from './fake-model.ts';
-import { countPromptTokens, type OpenAiServer, startOpenAiServer } from './openai-server.ts';
+import { countPromptTokens } from './openai-server.ts';
+import { providerSettings, useOpenAiServer } from './use-openai-server.ts';
 
 /**
  * ANALYZER=openai against the servers self-hosters run, each a real local HTTP server behaving like it
@@ -93,28 +94,25 @@ function expectWhole(note: any, m: Meeting) {
 
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
-    let server: OpenAiServer;
+    const server = useOpenAiServer();
     /** Status of every answer, in order. */
     let statuses: number[];
     /** The prompt tokens of every request, as the fake counts them. */
     let prompts: number[];
-    beforeAll(async () => {
-      server = await startOpenAiServer();
-    });
-    afterAll(async () => {
-      await server.close();
-    });
-    const h = useHarness(dialect, {
-      ANALYZER: 'openai',
-      get ANALYZE_BASE_URL() {
-        return server.baseUrl;
-      },
-      ANALYZE_MODEL: 'llama3.1:8b',
-      ANALYZE_TIMEOUT_MS: '1000',
-      ANALYZE_CONTEXT_TOKENS: '8192',
-      JOB_RETRY_BASE_SECONDS: '0',
-      JOB_MAX_ATTEMPTS: '3',
-    });
+    const h = useHarness(
+      dialect,
+      providerSettings(
+        server,
+        { analyze: true },
+        {
+          ANALYZE_MODEL: 'llama3.1:8b',
+          ANALYZE_TIMEOUT_MS: '1000',
+          ANALYZE_CONTEXT_TOKENS: '8192',
+          JOB_RETRY_BASE_SECONDS: '0',
+          JOB_MAX_ATTEMPTS: '3',
+        },
+      ),
+    );
     beforeEach(async () => {
       await h.db.db.deleteFrom('jobs').execute();
       server.chats.length = 0;
@@ -132,6 +130,15 @@ for (const dialect of DIALECTS) {
         return reply;
       });
     }
+
+    /** A new tenant posts an eight-turn meeting and the analysis runs; answers what the checks read back. */
+    const analyzeMeeting = async () => {
+      const m = meeting(8);
+      const t = await h.tenant();
+      const id = await postNote(h, t.liveKey, m);
+      await runDueJobs(h.deps);
+      return { m, t, id };
+    };
 
     it('analyses a 3-hour meeting with an 8k-context model in at most 20 requests, nothing lost or doubled', async () => {
       serve({ contextTokens: 8192, overflow: 'llamacpp' });
@@ -152,10 +159,7 @@ for (const dialect of DIALECTS) {
 
     it('sends a transcript that fits in one request, whole', async () => {
       serve({ contextTokens: 8192, overflow: 'llamacpp' });
-      const m = meeting(8);
-      const t = await h.tenant();
-      const id = await postNote(h, t.liveKey, m);
-      await runDueJobs(h.deps);
+      const { m, t, id } = await analyzeMeeting();
       expect(server.chats).toHaveLength(1);
       expect(server.chats[0]!.body.messages[1].content).not.toContain('one part of a longer meeting');
       expectWhole(await getNote(h, t.liveKey, id), m);
@@ -205,10 +209,7 @@ for (const dialect of DIALECTS) {
         (reply.json as { usage: { prompt_tokens: number } }).usage.prompt_tokens = 3;
         return reply;
       });
-      const m = meeting(8);
-      const t = await h.tenant();
-      const id = await postNote(h, t.liveKey, m);
-      await runDueJobs(h.deps);
+      const { m, t, id } = await analyzeMeeting();
       expect(server.chats).toHaveLength(1);
       expectWhole(await getNote(h, t.liveKey, id), m);
     });
@@ -226,10 +227,7 @@ for (const dialect of DIALECTS) {
 
     it('asks in JSON mode when the server refuses json_schema, and remembers it', async () => {
       serve({ contextTokens: 8192, overflow: 'vllm', formats: 'no-json-schema' });
-      const m = meeting(8);
-      const t = await h.tenant();
-      const id = await postNote(h, t.liveKey, m);
-      await runDueJobs(h.deps);
+      const { m, t, id } = await analyzeMeeting();
       expect(server.chats.map((c) => c.body.response_format?.type)).toEqual(['json_schema', 'json_object']);
       // The schema travels in the instructions when the format does not carry it.
       expect(server.chats[1]!.body.messages[0].content).toContain('"action_items"');
@@ -242,10 +240,7 @@ for (const dialect of DIALECTS) {
 
     it('asks with instructions alone when the server takes no response format', async () => {
       serve({ contextTokens: 8192, overflow: 'vllm', formats: 'none', wrap: 'prose' });
-      const m = meeting(8);
-      const t = await h.tenant();
-      const id = await postNote(h, t.liveKey, m);
-      await runDueJobs(h.deps);
+      const { m, t, id } = await analyzeMeeting();
       expect(server.chats.map((c) => c.body.response_format?.type)).toEqual([
         'json_schema',
         'json_object',
@@ -259,10 +254,7 @@ for (const dialect of DIALECTS) {
       ['a code fence', 'fence'],
     ] as const)('reads JSON wrapped in %s', async (_, wrap) => {
       serve({ contextTokens: 8192, overflow: 'llamacpp', wrap });
-      const m = meeting(8);
-      const t = await h.tenant();
-      const id = await postNote(h, t.liveKey, m);
-      await runDueJobs(h.deps);
+      const { m, t, id } = await analyzeMeeting();
       expect(server.chats).toHaveLength(1);
       expectWhole(await getNote(h, t.liveKey, id), m);
     });

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { analyzeTranscript } from '../../src/features/processing/analyze-builtin.ts';
 import { ANALYSIS_JSON_SCHEMA } from '../../src/features/processing/providers/openai-analyzer.ts';
 import { forgetProviderFacts } from '../../src/features/processing/providers/structured-chat.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
-import { chatCompletion, type OpenAiServer, startOpenAiServer } from './openai-server.ts';
+import { chatCompletion } from './openai-server.ts';
+import { providerSettings, useOpenAiServer } from './use-openai-server.ts';
 
 const MAX_ATTEMPTS = 3;
 const CREATED_AT = '2026-11-23T09:00:00.000Z';
@@ -71,24 +72,21 @@ function expectBuiltin(n: any) {
 
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
-    let server: OpenAiServer;
-    beforeAll(async () => {
-      server = await startOpenAiServer();
-    });
-    afterAll(async () => {
-      await server.close();
-    });
-    const h = useHarness(dialect, {
-      ANALYZER: 'openai',
-      get ANALYZE_BASE_URL() {
-        return server.baseUrl;
-      },
-      ANALYZE_API_KEY: 'sk-test-analyze',
-      ANALYZE_MODEL: 'llama3.1:8b',
-      ANALYZE_TIMEOUT_MS: '5000',
-      JOB_RETRY_BASE_SECONDS: '0',
-      JOB_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
-    });
+    const server = useOpenAiServer();
+    const h = useHarness(
+      dialect,
+      providerSettings(
+        server,
+        { analyze: true },
+        {
+          ANALYZE_API_KEY: 'sk-test-analyze',
+          ANALYZE_MODEL: 'llama3.1:8b',
+          ANALYZE_TIMEOUT_MS: '5000',
+          JOB_RETRY_BASE_SECONDS: '0',
+          JOB_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+        },
+      ),
+    );
     beforeEach(async () => {
       await h.db.db.deleteFrom('jobs').execute();
       server.chats.length = 0;

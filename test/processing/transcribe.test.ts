@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { NO_TRANSCRIBER_REASON } from '../../src/features/processing/providers/transcriber.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
@@ -7,7 +7,8 @@ import { type Harness, useHarness } from '../helpers/harness.ts';
 import { expectNoLeak } from '../helpers/openapi-check.ts';
 import { wavFile } from '../recordings/audio-fixtures.ts';
 import { eventsOf, tempDataDir, upload } from '../recordings/helpers.ts';
-import { type OpenAiServer, startOpenAiServer, verboseJson } from './openai-server.ts';
+import { verboseJson } from './openai-server.ts';
+import { providerSettings, useOpenAiServer } from './use-openai-server.ts';
 
 const MAX_ATTEMPTS = 3;
 /** Monday 23 November 2026: "by Friday" is the 27th. */
@@ -33,28 +34,24 @@ async function jobOf(h: Harness, noteId: string) {
 
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
-    let server: OpenAiServer;
-    beforeAll(async () => {
-      server = await startOpenAiServer();
-    });
-    afterAll(async () => {
-      await server.close();
-    });
+    const server = useOpenAiServer();
 
     describe('with TRANSCRIBER=openai', () => {
-      // The harness spreads its settings in its beforeAll, after the server above listens: the getter sees its URL.
-      const h = useHarness(dialect, {
-        DATA_DIR: tempDataDir(),
-        TRANSCRIBER: 'openai',
-        get TRANSCRIBE_BASE_URL() {
-          return server.baseUrl;
-        },
-        TRANSCRIBE_API_KEY: 'sk-test-transcribe',
-        TRANSCRIBE_MODEL: 'whisper-large-v3',
-        TRANSCRIBE_TIMEOUT_MS: '5000',
-        JOB_RETRY_BASE_SECONDS: '0',
-        JOB_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
-      });
+      const h = useHarness(
+        dialect,
+        providerSettings(
+          server,
+          { transcribe: true },
+          {
+            DATA_DIR: tempDataDir(),
+            TRANSCRIBE_API_KEY: 'sk-test-transcribe',
+            TRANSCRIBE_MODEL: 'whisper-large-v3',
+            TRANSCRIBE_TIMEOUT_MS: '5000',
+            JOB_RETRY_BASE_SECONDS: '0',
+            JOB_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+          },
+        ),
+      );
 
       beforeEach(async () => {
         await h.db.db.deleteFrom('jobs').execute();

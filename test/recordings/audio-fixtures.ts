@@ -12,16 +12,11 @@ function tone(seconds: number, rate: number): Int16Array {
   return samples;
 }
 
-/** RIFF/WAVE, PCM 16-bit mono. */
-export function wavFile(seconds: number, rate = 16_000): Buffer {
-  const samples = tone(seconds, rate);
-  const data = Buffer.alloc(samples.length * 2);
-  samples.forEach((s, i) => {
-    data.writeInt16LE(s, i * 2);
-  });
+/** The 44-byte RIFF/WAVE header announcing `dataBytes` of PCM 16-bit mono at `rate` Hz. */
+export function wavHeader(dataBytes: number, rate = 16_000): Buffer {
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + data.length, 4);
+  header.writeUInt32LE(36 + dataBytes, 4);
   header.write('WAVE', 8, 'latin1');
   header.write('fmt ', 12, 'latin1');
   header.writeUInt32LE(16, 16);
@@ -32,8 +27,18 @@ export function wavFile(seconds: number, rate = 16_000): Buffer {
   header.writeUInt16LE(2, 32);
   header.writeUInt16LE(16, 34);
   header.write('data', 36, 'latin1');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
+  header.writeUInt32LE(dataBytes, 40);
+  return header;
+}
+
+/** RIFF/WAVE, PCM 16-bit mono. */
+export function wavFile(seconds: number, rate = 16_000): Buffer {
+  const samples = tone(seconds, rate);
+  const data = Buffer.alloc(samples.length * 2);
+  samples.forEach((s, i) => {
+    data.writeInt16LE(s, i * 2);
+  });
+  return Buffer.concat([wavHeader(data.length, rate), data]);
 }
 
 /** MPEG-1 Layer III, 128 kbit/s, 44.1 kHz, mono; frames of 1152 samples (side info and data zero). */

@@ -6,6 +6,7 @@ import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { useServedApp } from '../helpers/serve.ts';
+import { insertHeldKey } from '../idempotency/held-key.ts';
 import { wavFile } from './audio-fixtures.ts';
 import { eventsOf, filesUnder, tempDataDir, upload, uploadRaw } from './helpers.ts';
 
@@ -417,18 +418,7 @@ for (const dialect of DIALECTS) {
       } else {
         it('409 while another request holds the key', async () => {
           const t = await h.tenant();
-          await h.db.db
-            .insertInto('idempotency_keys')
-            .values({
-              account_id: t.accountId,
-              mode: 'live',
-              key: 'upload-held',
-              request_hash: 'in-flight',
-              response_status: null,
-              response_body: null,
-              created_at: new Date().toISOString(),
-            })
-            .execute();
+          await insertHeldKey(h, t.accountId, 'upload-held', { requestHash: 'in-flight', since: new Date() });
           const res = await upload(h, {
             key: t.liveKey,
             file: { bytes: wavFile(1) },

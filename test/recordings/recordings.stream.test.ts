@@ -6,31 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { useServedApp } from '../helpers/serve.ts';
+import { wavHeader } from './audio-fixtures.ts';
 import { filesUnder, tempDataDir } from './helpers.ts';
 
 /** Large enough that holding it in memory would show: far above the memory growth allowed below. */
 const AUDIO_BYTES = 192 * 1024 * 1024;
 /** Half the file: buffering the upload would need all of it; streaming measured ≈ 40 MB (GC lag included). */
 const ALLOWED_GROWTH = 96 * 1024 * 1024;
-
-/** A WAV header announcing `dataBytes` of 16-bit mono PCM at 16 kHz. */
-function wavHeader(dataBytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write('WAVE', 8, 'latin1');
-  h.write('fmt ', 12, 'latin1');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16_000, 24);
-  h.writeUInt32LE(32_000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(dataBytes, 40);
-  return h;
-}
 
 for (const dialect of DIALECTS) {
   describe(dialect, () => {

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Tenant, useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
+import { sendRaw } from '../helpers/send-raw.ts';
 
 for (const dialect of DIALECTS) {
   describe(`POST /v1/search bad input (${dialect})`, () => {
@@ -68,21 +69,20 @@ for (const dialect of DIALECTS) {
 
     it('refuses malformed JSON, a non-object body and other media types', async () => {
       expectApiError(
-        await h.request('POST', '/v1/search', {
-          key: tenant.liveKey,
-          raw: '{"query": ',
-          headers: { 'content-type': 'application/json' },
-        }),
+        await sendRaw(h, 'POST', '/v1/search', tenant.liveKey, '{"query": ', 'application/json'),
         400,
         'body_invalid_json',
       );
       expectApiError(await post(['budget']), 400, 'parameter_invalid');
       expectApiError(
-        await h.request('POST', '/v1/search', {
-          key: tenant.liveKey,
-          raw: 'query=budget',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        }),
+        await sendRaw(
+          h,
+          'POST',
+          '/v1/search',
+          tenant.liveKey,
+          'query=budget',
+          'application/x-www-form-urlencoded',
+        ),
         415,
         'unsupported_media_type',
       );

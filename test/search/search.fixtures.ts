@@ -2,7 +2,8 @@ import { expect } from 'vitest';
 import type { Mode } from '../../src/db/schema.ts';
 import { indexNote } from '../../src/features/search/index-note.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
-import type { Harness } from '../helpers/harness.ts';
+import { useBeforeAll } from '../helpers/before-all.ts';
+import type { Harness, Tenant } from '../helpers/harness.ts';
 
 export interface SearchResultBody {
   note_id: string;
@@ -41,6 +42,32 @@ export async function search(
   const res = await h.request('POST', '/v1/search', { key, body });
   expect(res.status, res.text.slice(0, 500)).toBe(200);
   return res.body.results as SearchResultBody[];
+}
+
+/**
+ * Two accounts with a quarkonium note each, and one more of Alice's in her test data space: what a search or an
+ * answer may draw on for one caller and must never show another.
+ */
+export function useTwoAccounts(h: Harness, transcripts: { alice: string; bob: string; aliceTest: string }) {
+  return useBeforeAll(async () => {
+    const alice = await h.tenant();
+    const bob = await h.tenant();
+    const aliceNote = await addNote(h, alice, { title: 'Quarkonium roadmap', transcript: transcripts.alice });
+    const bobNote = await addNote(h, bob, { title: 'Quarkonium budget', transcript: transcripts.bob });
+    const aliceTestNote = await addNote(
+      h,
+      alice,
+      { title: 'Quarkonium test', transcript: transcripts.aliceTest },
+      'test',
+    );
+    return { alice, bob, aliceNote, bobNote, aliceTestNote } as {
+      alice: Tenant;
+      bob: Tenant;
+      aliceNote: string;
+      bobNote: string;
+      aliceTestNote: string;
+    };
+  });
 }
 
 /** Meeting transcripts on distinct topics, in `Label: text` form. */

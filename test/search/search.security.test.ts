@@ -1,87 +1,67 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Tenant, useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
-import { addNote, search } from './search.fixtures.ts';
+import { search, useTwoAccounts } from './search.fixtures.ts';
 
 for (const dialect of DIALECTS) {
   describe(`POST /v1/search security (${dialect})`, () => {
     const h = useHarness(dialect);
-    let alice: Tenant;
-    let bob: Tenant;
-    let aliceNote: string;
-    let bobNote: string;
-    let aliceTestNote: string;
-
-    beforeAll(async () => {
-      alice = await h.tenant();
-      bob = await h.tenant();
-      aliceNote = await addNote(h, alice, {
-        title: 'Quarkonium roadmap',
-        transcript:
-          'Ann: The quarkonium detector upgrade ships in May.\nBen: Then the quarkonium calibration follows.',
-      });
-      bobNote = await addNote(h, bob, {
-        title: 'Quarkonium budget',
-        transcript:
-          'Cat: Our quarkonium budget is tight this year.\nDee: The quarkonium team needs two more people.',
-      });
-      aliceTestNote = await addNote(
-        h,
-        alice,
-        { title: 'Quarkonium test', transcript: 'Eve: A quarkonium note in the test data space.' },
-        'test',
-      );
+    const accounts = useTwoAccounts(h, {
+      alice:
+        'Ann: The quarkonium detector upgrade ships in May.\nBen: Then the quarkonium calibration follows.',
+      bob: 'Cat: Our quarkonium budget is tight this year.\nDee: The quarkonium team needs two more people.',
+      aliceTest: 'Eve: A quarkonium note in the test data space.',
     });
 
     it('needs an API key (401 with WWW-Authenticate)', async () => {
       const res = await h.request('POST', '/v1/search', { body: { query: 'quarkonium' } });
       expectApiError(res, 401, 'api_key_missing');
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      expectApiError(
-        await h.request('POST', '/v1/search', { key: 'svc_sk_live_nope', body: { query: 'quarkonium' } }),
-        401,
-      );
-      expectApiError(
-        await h.request('POST', '/v1/search', {
-          key: await alice.revokedKey(),
-          body: { query: 'quarkonium' },
-        }),
-        401,
-        'api_key_revoked',
-      );
-      expectApiError(
-        await h.request('POST', '/v1/search', {
-          key: await alice.expiredKey(),
-          body: { query: 'quarkonium' },
-        }),
-        401,
-        'api_key_expired',
-      );
+      const refused: [string, string | undefined][] = [
+        ['svc_sk_live_nope', undefined],
+        [await accounts.alice.revokedKey(), 'api_key_revoked'],
+        [await accounts.alice.expiredKey(), 'api_key_expired'],
+      ];
+      for (const [key, code] of refused) {
+        expectApiError(
+          await h.request('POST', '/v1/search', { key, body: { query: 'quarkonium' } }),
+          401,
+          code,
+        );
+      }
     });
 
     it('needs the search scope, checked before the body is validated (403 names the scope)', async () => {
-      const key = await alice.keyWithScopes(['notes:read']);
+      const key = await accounts.alice.keyWithScopes(['notes:read']);
       const res = await h.request('POST', '/v1/search', { key, body: { query: '' } });
       expectApiError(res, 403, 'insufficient_scope');
       expect(res.body.error.message).toContain('search');
-      const scoped = await alice.keyWithScopes(['search']);
-      expect((await search(h, scoped, { query: 'quarkonium' })).map((r) => r.note_id)).toEqual([aliceNote]);
+      const scoped = await accounts.alice.keyWithScopes(['search']);
+      expect((await search(h, scoped, { query: 'quarkonium' })).map((r) => r.note_id)).toEqual([
+        accounts.aliceNote,
+      ]);
     });
 
     it("never returns another account's notes", async () => {
-      const forAlice = await search(h, alice.liveKey, { query: 'quarkonium budget team', min_relevance: 0 });
-      expect(forAlice.map((r) => r.note_id)).toEqual([aliceNote]);
-      const forBob = await search(h, bob.liveKey, { query: 'quarkonium detector upgrade', min_relevance: 0 });
-      expect(forBob.map((r) => r.note_id)).toEqual([bobNote]);
+      const forAlice = await search(h, accounts.alice.liveKey, {
+        query: 'quarkonium budget team',
+        min_relevance: 0,
+      });
+      expect(forAlice.map((r) => r.note_id)).toEqual([accounts.aliceNote]);
+      const forBob = await search(h, accounts.bob.liveKey, {
+        query: 'quarkonium detector upgrade',
+        min_relevance: 0,
+      });
+      expect(forBob.map((r) => r.note_id)).toEqual([accounts.bobNote]);
     });
 
     it('keeps the live and test data spaces apart', async () => {
-      const live = await search(h, alice.liveKey, { query: 'quarkonium', min_relevance: 0 });
-      expect(live.map((r) => r.note_id)).not.toContain(aliceTestNote);
-      const test = await search(h, alice.testKey, { query: 'quarkonium', min_relevance: 0 });
-      expect(test.map((r) => r.note_id)).toContain(aliceTestNote);
-      expect(test.map((r) => r.note_id)).not.toContain(aliceNote);
+      const live = await search(h, accounts.alice.liveKey, { query: 'quarkonium', min_relevance: 0 });
+      expect(live.map((r) => r.note_id)).not.toContain(accounts.aliceTestNote);
+      const test = await search(h, accounts.alice.testKey, { query: 'quarkonium', min_relevance: 0 });
+      expect(test.map((r) => r.note_id)).toContain(accounts.aliceTestNote);
+      expect(test.map((r) => r.note_id)).not.toContain(accounts.aliceNote);
     });
 
     it('declares its scope in the OpenAPI document', async () => {

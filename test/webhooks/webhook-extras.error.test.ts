@@ -3,6 +3,7 @@ import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { freshId } from '../helpers/routes.ts';
+import { sendRaw } from '../helpers/send-raw.ts';
 import { createWebhook, SECRET } from './fixtures.ts';
 
 const ENV = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' };
@@ -41,20 +42,12 @@ for (const dialect of DIALECTS) {
       const wh = await createWebhook(h, t.liveKey, { url: 'http://127.0.0.1:1/hook' });
       const path = `/v1/webhooks/${wh.id}/rotate-secret`;
       expectApiError(
-        await h.request('POST', path, {
-          key: t.liveKey,
-          raw: '{',
-          headers: { 'content-type': 'application/json' },
-        }),
+        await sendRaw(h, 'POST', path, t.liveKey, '{', 'application/json'),
         400,
         'body_invalid_json',
       );
       expectApiError(
-        await h.request('POST', path, {
-          key: t.liveKey,
-          raw: 'x',
-          headers: { 'content-type': 'text/plain' },
-        }),
+        await sendRaw(h, 'POST', path, t.liveKey, 'x', 'text/plain'),
         415,
         'unsupported_media_type',
       );

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventBody } from '../../src/features/events/events.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
@@ -12,7 +12,7 @@ import {
   verifySignatures,
 } from './fixtures.ts';
 import { useReceiver } from './receiver.ts';
-import { spawnWorker, type WorkerProcess } from './worker-process.ts';
+import { spawnWorker, useWorkerProcesses, type WorkerProcess } from './worker-process.ts';
 
 const SETTINGS = {
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
@@ -27,10 +27,7 @@ for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect, SETTINGS);
     const { receiver, pathOf, requestsTo } = useReceiver();
-    const workers: WorkerProcess[] = [];
-    afterEach(async () => {
-      await Promise.all(workers.splice(0).map((w) => w.kill('SIGKILL')));
-    });
+    const workers = useWorkerProcesses();
 
     it('a worker process killed (SIGKILL) with deliveries in flight loses nothing: a restarted one sends every event', async () => {
       const t = await h.tenant();

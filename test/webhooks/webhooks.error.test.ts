@@ -6,6 +6,7 @@ import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { freshId } from '../helpers/routes.ts';
+import { sendRaw } from '../helpers/send-raw.ts';
 import { createWebhook, deliverDue, emit, eventually, listDeliveries, SECRET, sleep } from './fixtures.ts';
 import { startReceiver, useReceiver } from './receiver.ts';
 
@@ -177,20 +178,12 @@ for (const dialect of DIALECTS) {
       it('400 for a malformed JSON body and 415 for a non-JSON content type', async () => {
         const t = await h.tenant();
         expectApiError(
-          await h.request('POST', '/v1/webhooks', {
-            key: t.liveKey,
-            raw: '{"url":',
-            headers: { 'content-type': 'application/json' },
-          }),
+          await sendRaw(h, 'POST', '/v1/webhooks', t.liveKey, '{"url":', 'application/json'),
           400,
           'body_invalid_json',
         );
         expectApiError(
-          await h.request('POST', '/v1/webhooks', {
-            key: t.liveKey,
-            raw: 'url=x',
-            headers: { 'content-type': 'text/plain' },
-          }),
+          await sendRaw(h, 'POST', '/v1/webhooks', t.liveKey, 'url=x', 'text/plain'),
           415,
           'unsupported_media_type',
         );

@@ -3,14 +3,14 @@
  * sent by another within about one lease (WEBHOOKS_LEASE_SECONDS, default 15 s; it was ~60 s), while an attempt
  * slower than the lease keeps it. The recovery time is measured and printed, not asserted.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventBody } from '../../src/features/events/events.ts';
 import { startWebhookWorker } from '../../src/features/webhooks/webhook-worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { createWebhook, emit, eventually, listDeliveries, sampleData } from './fixtures.ts';
 import { useReceiver } from './receiver.ts';
-import { spawnWorker, type WorkerProcess } from './worker-process.ts';
+import { spawnWorker, useWorkerProcesses } from './worker-process.ts';
 
 /** The defaults of lease and timeout (15 s, 10 s): only what the tests need is set. */
 const SETTINGS = {
@@ -23,10 +23,7 @@ for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect, SETTINGS);
     const { receiver, pathOf, requestsTo } = useReceiver();
-    const workers: WorkerProcess[] = [];
-    afterEach(async () => {
-      await Promise.all(workers.splice(0).map((w) => w.kill('SIGKILL')));
-    });
+    const workers = useWorkerProcesses();
 
     it('an attempt slower than its lease keeps it (renewed): a second worker does not send it again', async () => {
       const t = await h.tenant();

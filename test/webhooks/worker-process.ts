@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { afterEach } from 'vitest';
 import type { Config } from '../../src/config.ts';
 import { childEnv, databaseEnv, ROOT } from '../cli/cli-process.ts';
 
@@ -64,4 +65,13 @@ export function spawnWorker(
       });
     });
   });
+}
+
+/** The worker processes a test spawns, pushed here; each is killed with SIGKILL after its test. */
+export function useWorkerProcesses(): WorkerProcess[] {
+  const workers: WorkerProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.kill('SIGKILL')));
+  });
+  return workers;
 }
