@@ -31,3 +31,8 @@ export function queryVector(embedder: Embedder, text: string): Promise<Float32Ar
   });
   return pending;
 }
+
+/** Forgets the queries remembered for `embedder`, so a benchmark times each search's own model run. */
+export function forgetQueryVectors(embedder: Embedder): void {
+  byEmbedder.delete(embedder);
+}
