@@ -13,7 +13,7 @@ import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
 import { wavFile } from '../recordings/audio-fixtures.ts';
-import { tempDataDir, upload } from '../recordings/helpers.ts';
+import { filesUnder, tempDataDir, upload } from '../recordings/helpers.ts';
 import { writeZip } from './zip-fixtures.ts';
 
 const LIMITS = { maxEntryBytes: 16 * 1024 * 1024 };
@@ -27,13 +27,6 @@ const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-export-audi
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** Every file under a folder, relative, sorted (none when it does not exist). */
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[])
-    .filter((f) => fs.statSync(path.join(dir, f)).isFile())
-    .sort();
-}
-
 async function audioOf(h: Harness, key: string, recordingId: string): Promise<Buffer> {
   const res = await h.app.request(`/v1/recordings/${recordingId}/audio`, {
     headers: { authorization: `Bearer ${key}` },

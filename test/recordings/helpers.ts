@@ -81,7 +81,8 @@ export async function eventsOf(h: Harness, accountId: string, mode: Mode = 'live
 /** Every file under a directory, relative paths, sorted. */
 export function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
+  // A file the server removes between the listing and its stat (an upload's temp file) is gone, not an error.
   return (fs.readdirSync(dir, { recursive: true }) as string[])
-    .filter((p) => fs.statSync(path.join(dir, p)).isFile())
+    .filter((p) => fs.statSync(path.join(dir, p), { throwIfNoEntry: false })?.isFile() ?? false)
     .sort();
 }
