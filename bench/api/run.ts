@@ -54,6 +54,8 @@ interface Measurement {
   p50: number;
   p99: number;
   requests: number;
+  /** The server's CPU time (all its threads) per request, in microseconds: steadier than req/s on a busy machine. */
+  cpuUsPerRequest: number | undefined;
 }
 
 interface Row {
@@ -74,8 +76,29 @@ function spawnLogged(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return child;
 }
 
-async function measure(url: string, headers: Record<string, string>, duration: number): Promise<Measurement> {
+const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/** CPU time (user + system, every thread) a process has used, in ms, from /proc; undefined where there is none. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
+}
+
+async function measure(
+  url: string,
+  headers: Record<string, string>,
+  duration: number,
+  serverPid?: number,
+): Promise<Measurement> {
+  const cpuBefore = processCpuMs(serverPid);
   const result = await autocannon({ url, connections: CONNECTIONS, duration, headers, pipelining: 1 });
+  const cpuAfter = processCpuMs(serverPid);
   if (result.errors || result.timeouts || result.non2xx) {
     throw new Error(
       `${url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx responses`,
@@ -86,6 +109,10 @@ async function measure(url: string, headers: Record<string, string>, duration: n
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
+    cpuUsPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined
+        ? undefined
+        : ((cpuAfter - cpuBefore) * 1000) / result.requests.total,
   };
 }
 
@@ -191,13 +218,14 @@ async function benchDialect(
     for (const s of scenarios) {
       log(`${dialect}: ${s.name}: Minutes…`);
       await measure(base + s.path, headers, WARMUP);
-      const api = await measure(base + s.path, headers, DURATION);
+      const api = await measure(base + s.path, headers, DURATION, server.pid);
       log(`${dialect}: ${s.name}: bare node:http…`);
       await measure(bareBase + s.path, headers, WARMUP);
-      const bareResult = await measure(bareBase + s.path, headers, DURATION);
+      const bareResult = await measure(bareBase + s.path, headers, DURATION, bare.pid);
       rows.push({ scenario: s, bytes: sizes.get(s.path)!, api, bare: bareResult });
       log(
-        `${dialect}: ${s.name}: ${api.rps.toFixed(0)} req/s (p99 ${api.p99} ms) vs bare ${bareResult.rps.toFixed(0)} req/s`,
+        `${dialect}: ${s.name}: ${api.rps.toFixed(0)} req/s (p99 ${api.p99} ms, ${cpu(api)} CPU µs/req) vs bare ` +
+          `${bareResult.rps.toFixed(0)} req/s (${cpu(bareResult)} CPU µs/req)`,
       );
     }
     await stopChild(bare);
@@ -225,18 +253,20 @@ const formatBytes = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(
 
 const ms = (v: number) => (Number.isInteger(v) ? `${v}` : v.toFixed(1));
 
+const cpu = (m: Measurement) => (m.cpuUsPerRequest === undefined ? '–' : m.cpuUsPerRequest.toFixed(0));
+
 function markdownTable(rows: Row[]): string {
   const lines = [
-    '| endpoint | body | Minutes req/s | p50 ms | p99 ms | bare req/s | bare p50 ms | bare p99 ms | ratio | goal |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|',
+    '| endpoint | body | Minutes req/s | p50 ms | p99 ms | CPU µs/req | bare req/s | bare p50 ms | bare p99 ms | bare CPU µs/req | ratio | goal |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|',
   ];
   for (const r of rows) {
     const ratio = r.api.rps / r.bare.rps;
     const goal = r.scenario.reference ? 'reference' : meetsGoal(r) ? 'met' : 'missed';
     lines.push(
       `| \`GET ${r.scenario.path.replace(/note_[0-9A-Za-z]{24}/, ':id')}\` | ${formatBytes(r.bytes)} | ` +
-        `${r.api.rps.toFixed(0)} | ${ms(r.api.p50)} | ${ms(r.api.p99)} | ${r.bare.rps.toFixed(0)} | ` +
-        `${ms(r.bare.p50)} | ${ms(r.bare.p99)} | ${(ratio * 100).toFixed(0)} % | ${goal} |`,
+        `${r.api.rps.toFixed(0)} | ${ms(r.api.p50)} | ${ms(r.api.p99)} | ${cpu(r.api)} | ${r.bare.rps.toFixed(0)} | ` +
+        `${ms(r.bare.p50)} | ${ms(r.bare.p99)} | ${cpu(r.bare)} | ${(ratio * 100).toFixed(0)} % | ${goal} |`,
     );
   }
   return lines.join('\n');

@@ -10,7 +10,6 @@
 import type { Db, Mode } from '../../src/db/schema.ts';
 import { askNotes } from '../../src/features/ask/ask.service.ts';
 import { cleanText } from '../../src/features/search/chunk-note.ts';
-import { forgetQueryVectors } from '../../src/features/search/embedders/query-vector.ts';
 import { indexNote } from '../../src/features/search/index-note.ts';
 import { searchNotes } from '../../src/features/search/search.service.ts';
 import type { TranscriptSegment } from '../../src/features/transcripts/parse-transcript.ts';
@@ -128,16 +127,15 @@ try {
   const times: number[] = [];
   const searchTimes: number[] = [];
   let answered = 0;
-  const { embedder } = await deps.search.engine();
   for (const q of asked) {
     // Each question embeds its text, as a new question does (a repeat would reuse the vector).
-    if (embedder) forgetQueryVectors(embedder);
+    deps.search.queryVectors.forget();
     const t = performance.now();
     const a = await askNotes(deps, actor, { question: q, max_citations: 8, from: undefined, to: undefined });
     times.push(performance.now() - t);
     if (a.answered) answered++;
     // The search alone, as ask runs it (after the question, so ask's own time is not helped by it).
-    if (embedder) forgetQueryVectors(embedder);
+    deps.search.queryVectors.forget();
     const s = performance.now();
     await searchNotes(deps, actor, { query: q, limit: 5, min_relevance: 0.5 });
     searchTimes.push(performance.now() - s);

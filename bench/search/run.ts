@@ -20,7 +20,6 @@ import os from 'node:os';
 import { sql } from 'kysely';
 import type { Db, Dialect, Mode } from '../../src/db/schema.ts';
 import { cleanText, DEFAULT_CHUNKING } from '../../src/features/search/chunk-note.ts';
-import { forgetQueryVectors } from '../../src/features/search/embedders/query-vector.ts';
 import { indexNote } from '../../src/features/search/index-note.ts';
 import { searchRepo } from '../../src/features/search/search.repo.ts';
 import { searchNotes } from '../../src/features/search/search.service.ts';
@@ -210,7 +209,7 @@ async function runDialect(dialect: Dialect) {
     const found: string[] = [];
     for (const q of queries) {
       // Every search embeds its query, as a search with a new query does (repeats would reuse the vector).
-      if (engine.embedder) forgetQueryVectors(engine.embedder);
+      deps.search.queryVectors.forget();
       const t = performance.now();
       const answer = await searchNotes(deps, actor, { query: q, limit: 10, min_relevance: 0.5 });
       latencies.push(performance.now() - t);
@@ -231,7 +230,7 @@ async function runDialect(dialect: Dialect) {
         for (const q of queries.slice(0, 20))
           await searchNotes(deps, actor, { query: q, limit: 10, min_relevance: 0.5 });
         for (const [i, q] of queries.entries()) {
-          if (engine.embedder) forgetQueryVectors(engine.embedder);
+          deps.search.queryVectors.forget();
           const t = performance.now();
           const answer = await searchNotes(deps, actor, { query: q, limit: 10, min_relevance: 0.5 });
           baselineLatencies.push(performance.now() - t);

@@ -162,8 +162,8 @@ describe('SQLite in threads', () => {
     await lease.executeQuery(CompiledQuery.raw('INSERT INTO t VALUES (1)'));
     // The thread dies (out of memory, a crash): its connection and the open transaction are gone.
     await (
-      driver as unknown as { writer: { worker: { terminate(): Promise<number> } } }
-    ).writer.worker.terminate();
+      driver as unknown as { writer: { thread: { worker: { terminate(): Promise<number> } } } }
+    ).writer.thread.worker.terminate();
     await expect(lease.executeQuery(CompiledQuery.raw('INSERT INTO t VALUES (2)'))).rejects.toThrow(
       /transaction was rolled back/,
     );

@@ -28,6 +28,11 @@ export async function createAccount(
   return row;
 }
 
+/** The account with this id, or undefined. */
+export function findAccount(deps: Deps, id: string): Promise<AccountRow | undefined> {
+  return accountsRepo.findById(deps.db, id);
+}
+
 /** The account named by email, or the first (owner) account when no email is given. */
 export async function resolveAccount(deps: Deps, email?: string): Promise<AccountRow> {
   const row = email

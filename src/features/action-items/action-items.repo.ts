@@ -102,7 +102,7 @@ export const actionItemsRepo = {
       .returningAll()
       .executeTakeFirst(),
 
-  /** Inserts action items (processing extracts them; the test-mode seed writes them directly). */
+  /** Inserts action items in batches (the tests build their fixtures with it). */
   async insert(db: Db, rows: ActionItemsTable[]) {
     for (let i = 0; i < rows.length; i += INSERT_BATCH) {
       await db

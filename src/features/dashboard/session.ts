@@ -5,8 +5,7 @@ import type { Deps } from '../../deps.ts';
 import { requestHost } from '../../http/host-allow-list.ts';
 import { SCOPES } from '../api-keys/scopes.ts';
 import { newToken, sameString } from '../users/tokens.ts';
-import { usersRepo } from '../users/users.repo.ts';
-import { resolveSession, SESSION_MAX_MS } from '../users/users.service.ts';
+import { resolveSessionUser, SESSION_MAX_MS } from '../users/users.service.ts';
 import type { DashEnv, Flash } from './dashboard.env.ts';
 
 export const SESSION_COOKIE = 'minutes_session';
@@ -110,9 +109,8 @@ function takeFlash(c: Context): Flash | undefined {
 export function requireSession(deps: Deps): MiddlewareHandler<DashEnv> {
   return async (c, next) => {
     const token = getCookie(c, SESSION_COOKIE);
-    const session = await resolveSession(deps, token);
-    const user = session ? await usersRepo.findById(deps.db, session.user_id) : undefined;
-    if (!session || !token || !user) {
+    const signedIn = await resolveSessionUser(deps, token);
+    if (!signedIn || !token) {
       if (token) clearSessionCookie(c);
       if (c.req.method === 'GET' || c.req.method === 'HEAD') {
         const url = new URL(c.req.url);
@@ -121,6 +119,7 @@ export function requireSession(deps: Deps): MiddlewareHandler<DashEnv> {
       }
       return c.text('Your session has ended. Sign in again.', 401);
     }
+    const { session, user } = signedIn;
     const csrf = csrfOf(token);
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       if (!sameOrigin(c)) return c.text('Cross-site request refused.', 403);

@@ -5,10 +5,10 @@ import { type Space, spaceOf } from '../../lib/space.ts';
 import { nowIso, toIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent } from '../events/events.ts';
-import { notesRepo } from '../notes/notes.repo.ts';
 import { toNoteListItem } from '../notes/notes.view.ts';
+import { insertImportedNoteRow } from '../notes/stored-note.service.ts';
 import { enqueueProcessing } from '../processing/process-note.job.ts';
-import { recordingsRepo } from '../recordings/recordings.repo.ts';
+import { insertRecordingRow } from '../recordings/recordings.service.ts';
 import { indexNote } from '../search/index-note.ts';
 import { deleteAudioFiles } from '../storage/audio-storage.ts';
 import { prepareTranscript } from '../transcripts/prepared-transcript.ts';
@@ -127,17 +127,11 @@ export async function importNote(
   const stored = await deps.db
     .transaction()
     .execute(async (trx) => {
-      const inserted = await trx
-        .insertInto('notes')
-        .values(row)
-        .onConflict((oc) => oc.columns(['account_id', 'mode', 'source', 'source_id']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new AlreadyImported();
+      if (!(await insertImportedNoteRow(trx, space, row, note.tags))) throw new AlreadyImported();
       await insertTranscript(trx, space, id, prepared, names);
-      await notesRepo.replaceTags(trx, space, id, note.tags);
       await importsRepo.insertActionItems(trx, actionItems);
       await importsRepo.insertHighlights(trx, highlights);
-      if (recording) await recordingsRepo.insert(trx, recording);
+      if (recording) await insertRecordingRow(trx, recording);
       await recordEvent(
         trx,
         space,

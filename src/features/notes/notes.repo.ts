@@ -177,6 +177,16 @@ export const notesRepo = {
 
   insert: (db: Db, row: Omit<NotesTable, 'seq'>) => db.insertInto('notes').values(row).execute(),
 
+  /** Inserts the row unless the space holds a note from the same source item already; true when inserted. */
+  async insertFromSource(db: Db, row: Omit<NotesTable, 'seq'>): Promise<boolean> {
+    const inserted = await db
+      .insertInto('notes')
+      .values(row)
+      .onConflict((oc) => oc.columns(['account_id', 'mode', 'source', 'source_id']).doNothing())
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  },
+
   update: (
     db: Db,
     id: string,

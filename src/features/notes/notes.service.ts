@@ -2,7 +2,7 @@ import type { Db } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
-import { spaceOf } from '../../lib/space.ts';
+import { type Space, spaceOf } from '../../lib/space.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import { recordEvent, redactNoteEvents } from '../events/events.ts';
@@ -18,8 +18,8 @@ import { type NoteParts, noteDetailJson, toNoteDetail, toNoteListItem } from './
 import { insertNoteRow, processingNoteRow, storedNoteParts } from './stored-note.service.ts';
 
 /** The caller's note, or undefined; a value that is not a note id is not looked up (NUL cannot reach PostgreSQL). */
-function findNote(db: Db, actor: Actor, id: string) {
-  return isId('note', id) ? notesRepo.find(db, spaceOf(actor), id) : Promise.resolve(undefined);
+function findNote(db: Db, space: Space, id: string) {
+  return isId('note', id) ? notesRepo.find(db, space, id) : Promise.resolve(undefined);
 }
 
 /** Lists the caller's notes, newest first, with the total number of matches. */
@@ -41,12 +41,12 @@ export function noteTitles(deps: Deps, actor: Actor, ids: readonly string[]): Pr
 
 /** One note in detail form; 404 for ids of other accounts or the other mode. */
 export function getNote(deps: Deps, actor: Actor, id: string, options: { segments?: boolean } = {}) {
-  return noteDetail(deps.db, actor, id, options.segments ?? false);
+  return noteDetail(deps.db, spaceOf(actor), id, options.segments ?? false);
 }
 
 /** getNote on a database handle or inside a transaction. */
-async function noteDetail(db: Db, actor: Actor, id: string, withSegments: boolean) {
-  const note = await findNote(db, actor, id);
+async function noteDetail(db: Db, space: Space, id: string, withSegments: boolean) {
+  const note = await findNote(db, space, id);
   if (!note) throw notFound('note', id);
   return toNoteDetail(note, await storedNoteParts(db, id, withSegments), withSegments);
 }
@@ -62,14 +62,15 @@ export async function updateNote(
   id: string,
   input: { title?: string; tags?: string[] },
 ) {
+  const space = spaceOf(actor);
   const updated = await deps.db.transaction().execute(async (trx) => {
-    const note = await findNote(trx, actor, id);
+    const note = await findNote(trx, space, id);
     if (!note) throw notFound('note', id);
     const patch: Parameters<typeof notesRepo.update>[2] = { updated_at: nowIso() };
     if (input.title !== undefined) Object.assign(patch, { title: input.title, title_locked: 1 });
     if (input.tags !== undefined) {
       patch.tags = JSON.stringify(input.tags);
-      await notesRepo.replaceTags(trx, spaceOf(actor), id, input.tags);
+      await notesRepo.replaceTags(trx, space, id, input.tags);
     }
     await notesRepo.update(trx, id, patch);
     return {
@@ -78,7 +79,7 @@ export async function updateNote(
       tags: input.tags ?? (JSON.parse(note.tags) as string[]),
     };
   });
-  if (input.title !== undefined) await refreshNoteIndex(deps, spaceOf(actor), id);
+  if (input.title !== undefined) await refreshNoteIndex(deps, space, id);
   return updated;
 }
 
@@ -90,12 +91,13 @@ export async function updateNote(
  * (REST, MCP, CLI) gets all of it. See docs/decisions.md on what remains (free pages, delivery logs).
  */
 export async function deleteNote(deps: Deps, actor: Actor, id: string) {
+  const space = spaceOf(actor);
   const audioKeys = await deps.db.transaction().execute(async (trx) => {
-    const note = await findNote(trx, actor, id);
+    const note = await findNote(trx, space, id);
     if (!note) throw notFound('note', id);
     // A queued processing job finds the note gone and ends; nothing else refers to it.
     const keys = await notesRepo.deleteRecordings(trx, id);
-    await removeNoteFromIndex(deps, spaceOf(actor), id, trx);
+    await removeNoteFromIndex(deps, space, id, trx);
     await cancelDeliveriesOfEvents(trx, await redactNoteEvents(trx, id));
     await redactResponsesOf(trx, [id]);
     await notesRepo.delete(trx, id);
@@ -134,8 +136,9 @@ export async function acceptNote(
   const names = new Map((input.speakers ?? []).map((s) => [s.label, s.name]));
   const now = nowIso();
   const tags = input.tags ?? [];
+  const s = spaceOf(actor);
   const note = processingNoteRow(
-    actor,
+    s,
     {
       id: newId('note'),
       recordingId: null,
@@ -149,7 +152,6 @@ export async function acceptNote(
     },
     now,
   );
-  const s = spaceOf(actor);
   const created = toNoteDetail(note, newNoteParts(transcript.labels, names), false);
   await deps.db.transaction().execute(async (trx) => {
     await insertNoteRow(trx, s, note, tags);

@@ -76,3 +76,15 @@ export async function insertNoteRow(db: Db, space: Space, note: Omit<NotesTable,
   await notesRepo.insert(db, note);
   await notesRepo.replaceTags(db, space, note.id, tags);
 }
+
+/** Writes an imported note's row and its tags, unless the space holds that source item already (then false). */
+export async function insertImportedNoteRow(
+  db: Db,
+  space: Space,
+  note: Omit<NotesTable, 'seq'>,
+  tags: string[],
+): Promise<boolean> {
+  if (!(await notesRepo.insertFromSource(db, note))) return false;
+  await notesRepo.replaceTags(db, space, note.id, tags);
+  return true;
+}

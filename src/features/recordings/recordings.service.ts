@@ -319,7 +319,7 @@ function noteRow(
   },
 ): Omit<NotesTable, 'seq'> {
   return processingNoteRow(
-    actor,
+    spaceOf(actor),
     {
       ...fields,
       id: recording.note_id,
@@ -329,6 +329,11 @@ function noteRow(
     },
     nowIso(),
   );
+}
+
+/** Writes a recording's row as it stands; the caller's transaction writes its note and events. */
+export function insertRecordingRow(db: Db, recording: RecordingsTable) {
+  return recordingsRepo.insert(db, recording);
 }
 
 /** Rows, events (recording.ready, then note.created) and the processing job: call inside one transaction. */
@@ -347,7 +352,7 @@ async function insertIngest(
   const { note, recording } = ingest;
   await insertNoteRow(trx, s, note, JSON.parse(note.tags) as string[]);
   if (ingest.transcript) await insertTranscript(trx, s, note.id, ingest.transcript, ingest.speakerNames);
-  await recordingsRepo.insert(trx, recording);
+  await insertRecordingRow(trx, recording);
   await recordEvent(trx, s, 'recording.ready', toRecording(recording));
   await recordEvent(trx, s, 'note.created', toNoteListItem({ ...note, highlight_count: 0 }));
   await enqueueProcessing(trx, s, note.id, ingest.jobMaxAttempts);

@@ -1,6 +1,5 @@
 import type { Deps } from '../../deps.ts';
 import { dot, isZero } from './embedders/embedder.ts';
-import { queryVector } from './embedders/query-vector.ts';
 import { ensureSpaceIndexed } from './index-note.ts';
 import { type Candidate, CHUNKS_EXAMINED_PER_NOTE, type Examined, noteEvidence } from './note-evidence.ts';
 import { type AnalyzedQuery, analyzeQuery } from './query.ts';
@@ -115,7 +114,7 @@ async function nearestByMeaning(
   const embedder = engine.embedder;
   // A query without a letter or digit means nothing (a sentence model would still place it somewhere).
   if (!engine.vectorsReady || !embedder || !/[\p{L}\p{N}]/u.test(query.raw)) return { hits: [] };
-  const vector = await queryVector(embedder, input.query);
+  const vector = await deps.search.queryVectors.of(embedder, input.query);
   if (!vector || isZero(vector)) return { hits: [] };
   const filtered = Boolean(filters.from || filters.to || filters.tag);
   const hits = await engine.store.search(

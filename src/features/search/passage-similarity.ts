@@ -1,6 +1,5 @@
 import type { Deps } from '../../deps.ts';
 import { dot, isZero } from './embedders/embedder.ts';
-import { queryVector } from './embedders/query-vector.ts';
 import { resultsRepo } from './repo/results.repo.ts';
 import type { Space } from './repo/search-rows.ts';
 import { vectorsRepo } from './repo/vectors.repo.ts';
@@ -27,7 +26,7 @@ export async function passageSimilarities(
   const engine = await deps.search.engine();
   const embedder = engine.embedder;
   if (!engine.vectorsReady || !embedder || !noteIds.length) return out;
-  const query = await queryVector(embedder, question);
+  const query = await deps.search.queryVectors.of(embedder, question);
   if (!query || isZero(query)) return out;
   const vectors = await vectorsRepo.chunkEmbeddings(deps.db, space, noteIds, embedder.id);
   const rows = await resultsRepo.chunksByIds(

@@ -1,5 +1,6 @@
 import type { Space } from '../../lib/space.ts';
 import { releaseEmbedders } from './embedders/load-embedder.ts';
+import { QueryVectors } from './embedders/query-vector.ts';
 import { CohereReranker, type RerankerSettings } from './reranker.ts';
 import { searchRepo } from './search.repo.ts';
 import {
@@ -54,6 +55,8 @@ export interface Search {
   readonly coveredSpaces: Set<string>;
   /** Note vectors the exact vector store keeps between searches, within config.search.exactCacheBytes. */
   readonly exactVectors: ExactVectorCache;
+  /** Query vectors remembered for their recent uses. */
+  readonly queryVectors: QueryVectors;
   /** Notes in the space, remembered for a few seconds: it only scales statistics, so a brief lag is harmless. */
   notesInSpace(space: Space): Promise<number>;
   /** PostgreSQL's most common lexemes of the notes, re-read at most once a minute; empty on SQLite. */
@@ -93,6 +96,7 @@ export function createSearch(context: SearchContext): Search {
     },
     coveredSpaces: new Set(),
     exactVectors,
+    queryVectors: new QueryVectors(),
 
     engine() {
       if (!pending) {
@@ -255,6 +259,7 @@ export function createSearch(context: SearchContext): Search {
 
     async close() {
       closed = true;
+      search.queryVectors.forget();
       for (const preparation of [...preparations]) preparation.stop();
       // A model being loaded is waited for (releaseEmbedders); the rest of an engine still initialising (an
       // embedder's probe, refilling the vector table) is not: what it takes later is let go of when it ends.

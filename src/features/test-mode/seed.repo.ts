@@ -8,7 +8,6 @@ import type {
   SegmentsTable,
   SpeakersTable,
 } from '../../db/schema.ts';
-import { actionItemsRepo } from '../action-items/action-items.repo.ts';
 
 /** Every row of a seeded data space, ready to insert. */
 export interface SeedRows {
@@ -55,6 +54,6 @@ export const seedRepo = {
     for (const chunk of chunks(rows.speakers)) await db.insertInto('speakers').values(chunk).execute();
     for (const chunk of chunks(rows.noteTags)) await db.insertInto('note_tags').values(chunk).execute();
     for (const chunk of chunks(rows.highlights)) await db.insertInto('highlights').values(chunk).execute();
-    await actionItemsRepo.insert(db, rows.actionItems);
+    for (const chunk of chunks(rows.actionItems)) await db.insertInto('action_items').values(chunk).execute();
   },
 };

@@ -3,8 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { nowIso, toIso } from '../../lib/time.ts';
-import { accountsRepo } from '../accounts/accounts.repo.ts';
-import { createAccount } from '../accounts/accounts.service.ts';
+import { createAccount, findAccount } from '../accounts/accounts.service.ts';
 import { checkPasswordRules, hashPassword, verifyDecoy, verifyPassword } from './passwords.ts';
 import { chargeSignInAttempt, clearSignInAttempts, recordSignInSuccess } from './sign-in-limits.ts';
 import { hashToken, isToken, newToken } from './tokens.ts';
@@ -24,7 +23,7 @@ export async function ensureUser(deps: Deps, accountId: string): Promise<UsersTa
   const { db } = deps;
   const existing = await usersRepo.findByAccount(db, accountId);
   if (existing) return existing;
-  const account = await accountsRepo.findById(db, accountId);
+  const account = await findAccount(deps, accountId);
   if (!account) throw new AppError('resource_not_found', `No account with id '${accountId}'.`);
   const now = nowIso();
   const row: UsersTable = {
@@ -160,6 +159,16 @@ export async function resolveSession(deps: Deps, token: string | undefined): Pro
   }
   if (now - lastSeen >= TOUCH_INTERVAL_MS) await usersRepo.touchSession(db, tokenHash, toIso(now));
   return session;
+}
+
+/** The live session of a cookie token and its user, or null. */
+export async function resolveSessionUser(
+  deps: Deps,
+  token: string | undefined,
+): Promise<{ session: SessionsTable; user: UsersTable } | null> {
+  const session = await resolveSession(deps, token);
+  const user = session ? await usersRepo.findById(deps.db, session.user_id) : undefined;
+  return session && user ? { session, user } : null;
 }
 
 /** Switches the session of this cookie token to a data space. */
