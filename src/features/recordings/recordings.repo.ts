@@ -26,6 +26,18 @@ function inSpace(db: Db, space: Space) {
 export const recordingsRepo = {
   insert: (db: Db, row: RecordingsTable) => db.insertInto('recordings').values(row).execute(),
 
+  /** The storage keys of every recording of the space, whatever its note's state. */
+  async storageKeys(db: Db, space: Space): Promise<Set<string>> {
+    const rows = await db
+      .selectFrom('recordings')
+      .select('storage_key')
+      .where('account_id', '=', space.accountId)
+      .where('mode', '=', space.mode)
+      .where('storage_key', 'is not', null)
+      .execute();
+    return new Set(rows.map((r) => r.storage_key as string));
+  },
+
   find: (db: Db, space: Space, id: string): Promise<RecordingRow | undefined> =>
     inSpace(db, space).select(COLUMNS).where('id', '=', id).executeTakeFirst(),
 

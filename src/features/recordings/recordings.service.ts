@@ -6,7 +6,7 @@ import { zodIssueToError } from '../../http/validation.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { LanguageTag } from '../../lib/schemas/language.ts';
-import { spaceOf } from '../../lib/space.ts';
+import { type Space, spaceOf } from '../../lib/space.ts';
 import { truncate } from '../../lib/text.ts';
 import { nowIso, parseDateTime } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
@@ -329,6 +329,11 @@ function noteRow(
     },
     nowIso(),
   );
+}
+
+/** The audio storage keys the space's recordings refer to. */
+export function recordingStorageKeys(db: Db, space: Space): Promise<Set<string>> {
+  return recordingsRepo.storageKeys(db, space);
 }
 
 /** Writes a recording's row as it stands; the caller's transaction writes its note and events. */

@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.ts';
 import { sweepExpiredOAuthRecords } from '../oauth/oauth.records.ts';
 import { purgeExpired } from './purge-expired.ts';
+import { purgeOrphanAudio } from './purge-orphan-audio.ts';
 
 /** How often a worker process purges expired copies; the first pass runs shortly after start. */
 const SWEEP_EVERY_MS = 3_600_000;
@@ -11,7 +12,7 @@ export interface RetentionSweeper {
   stop(): Promise<void>;
 }
 
-/** Runs purgeExpired every hour in the background; a failed pass is logged and retried at the next. */
+/** Runs purgeExpired, the OAuth records' sweep and purgeOrphanAudio every hour in the background; a failed pass is logged and retried at the next. */
 export function startRetentionSweeper(
   deps: Deps,
   options: { everyMs?: number; firstMs?: number } = {},
@@ -31,6 +32,9 @@ export function startRetentionSweeper(
       // Expired OAuth codes, tokens and interactions are already refused; this only reclaims their rows.
       const oauthRecords = await sweepExpiredOAuthRecords(deps.db);
       if (oauthRecords) deps.logger.info({ oauthRecords }, 'retention: purged expired OAuth records');
+      const audioFiles = await purgeOrphanAudio(deps);
+      if (audioFiles)
+        deps.logger.info({ audioFiles }, 'retention: removed audio files no recording refers to');
     } catch (err) {
       deps.logger.warn({ err }, 'retention: purge failed; retrying at the next pass');
     }

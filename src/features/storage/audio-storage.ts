@@ -24,6 +24,8 @@ export interface AudioStorage {
   withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T>;
   /** Removes the object; removing one that is not there is not an error. */
   delete(key: string): Promise<void>;
+  /** Every stored object with the time it was written (ms since the epoch), one account's after another's. */
+  list(): AsyncIterable<{ key: string; writtenMs: number }>;
 }
 
 const KEY_RE = /^(?:live|test)\/acct_[0-9A-Za-z]+\/rec_[0-9A-Za-z]{24}(?:\.[a-z0-9]{2,5})?$/;

@@ -58,5 +58,30 @@ export function createLocalDirStorage(dataDir: string): AudioStorage {
     async delete(key) {
       await fsp.rm(fileOf(key), { force: true });
     },
+
+    async *list() {
+      for (const mode of await namesIn(root)) {
+        for (const account of await namesIn(path.join(root, mode))) {
+          for (const name of await namesIn(path.join(root, mode, account))) {
+            const key = `${mode}/${account}/${name}`;
+            // Only what audioKey makes: a `.partial` copy in progress or a stranger's file is not ours to list.
+            if (!isAudioKey(key)) continue;
+            const stat = await fsp.stat(fileOf(key)).catch(() => undefined);
+            if (stat?.isFile()) yield { key, writtenMs: stat.mtimeMs };
+          }
+        }
+      }
+    },
   };
+}
+
+/** The names in a folder, sorted; none when it does not exist (or is gone meanwhile). */
+async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return (await fsp.readdir(dir)).sort();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw err;
+  }
 }
