@@ -1,23 +1,18 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
 import { createAccount } from '../src/features/accounts/accounts.service.ts';
 import { ensureSeeded } from '../src/features/test-mode/seed.service.ts';
 import { randomBase62 } from '../src/lib/ids.ts';
 import { createLogger } from '../src/lib/logger.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/dialects.ts';
+import { useTestDatabase } from './helpers/before-all.ts';
+import { DIALECTS } from './helpers/dialects.ts';
 
 describe.each(DIALECTS)('createDeps (%s)', (dialect) => {
-  let database: TestDatabase;
+  const database = useTestDatabase(dialect);
   const config = () => ({ ...loadConfig({ WORKER: 'false' }), database: database.database });
   const logger = createLogger('silent');
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-  }, 60_000);
-  afterAll(async () => {
-    await database?.destroy();
-  });
 
   it('opens the configured database and closes it once; close() is idempotent', async () => {
     const deps = createDeps(config(), { poolSize: 1, logger });

@@ -32,6 +32,25 @@ export function databaseEnv(database: Config['database']): Record<string, string
   return { DATABASE_URL: database.dialect === 'sqlite' ? `sqlite://${database.file}` : database.url };
 }
 
+export interface CollectedOutput {
+  stdout(): string;
+  stderr(): string;
+  /** Both streams interleaved as their chunks arrived. */
+  all(): string;
+}
+
+/** Collects a child's stdout and stderr as text; call it right after spawn so that no chunk is missed. */
+export function collectOutput(child: ChildProcess): CollectedOutput {
+  const text = { stdout: '', stderr: '', all: '' };
+  for (const stream of ['stdout', 'stderr'] as const) {
+    child[stream]!.setEncoding('utf8').on('data', (d: string) => {
+      text[stream] += d;
+      text.all += d;
+    });
+  }
+  return { stdout: () => text.stdout, stderr: () => text.stderr, all: () => text.all };
+}
+
 /** Runs `command …args` to completion and collects its output. */
 export function runProcess(
   command: string,
@@ -40,16 +59,9 @@ export function runProcess(
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, options);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
+    const output = collectOutput(child);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => resolve({ code, stdout: output.stdout(), stderr: output.stderr() }));
   });
 }
 
@@ -94,35 +106,23 @@ export function spawnService<T>(
     cwd: ROOT,
     env: childEnv({ LOG_LEVEL: 'info', ...settings }),
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (d: string) => {
-    stderr += d;
-  });
+  const { stdout, stderr } = collectOutput(child);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`process did not become ready within ${timeoutMs} ms\n${stdout}\n${stderr}`));
+      reject(new Error(`process did not become ready within ${timeoutMs} ms\n${stdout()}\n${stderr()}`));
     }, timeoutMs);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`process exited with ${code} before it was ready\n${stdout}\n${stderr}`));
+      reject(new Error(`process exited with ${code} before it was ready\n${stdout()}\n${stderr()}`));
     });
-    child.stdout.on('data', (d: string) => {
-      stdout += d;
-      const value = ready(stdout);
+    // Registered after collectOutput's listener, so stdout() already holds the chunk.
+    child.stdout.on('data', () => {
+      const value = ready(stdout());
       if (value === undefined) return;
       clearTimeout(timer);
-      resolve({
-        child,
-        ready: value,
-        stdout: () => stdout,
-        stderr: () => stderr,
-        stop: () => stopChild(child, exited, () => stdout),
-      });
+      resolve({ child, ready: value, stdout, stderr, stop: () => stopChild(child, exited, stdout) });
     });
   });
 }

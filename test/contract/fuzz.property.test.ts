@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBeforeAll } from '../helpers/before-all.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Tenant, type TestResponse, useHarness } from '../helpers/harness.ts';
+import { type TestResponse, useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { type ApiRoute, freshId, idPrefixOf, loadApiRoutes, sampleBody } from '../helpers/routes.ts';
 
@@ -285,10 +286,7 @@ function expectWellBehaved(res: TestResponse, label: string) {
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect);
-    let tenant: Tenant;
-    beforeAll(async () => {
-      tenant = await h.tenant();
-    });
+    const tenant = useBeforeAll(() => h.tenant());
 
     for (const route of routes) {
       it(`${route.name} survives hostile input`, { timeout: 60_000 }, async () => {

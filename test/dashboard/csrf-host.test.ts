@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { createNote, getNote } from '../../src/features/notes/notes.service.ts';
 import { webhooksDb } from '../../src/features/webhooks/webhooks.tables.ts';
 import { hostAllowed } from '../../src/http/host-allow-list.ts';
+import { actorOf } from '../helpers/actor.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Tenant, useHarness } from '../helpers/harness.ts';
 import { csrfIn, DashboardClient, signedInClient } from './dashboard-client.ts';
@@ -10,12 +10,6 @@ import { csrfIn, DashboardClient, signedInClient } from './dashboard-client.ts';
 describe.each(DIALECTS)('dashboard CSRF and Host allow-list (%s)', (dialect) => {
   const h = useHarness(dialect, { PUBLIC_URL: 'https://minutes.example.com' });
 
-  const actorOf = (t: Tenant) => ({
-    accountId: t.accountId,
-    mode: 'live' as const,
-    scopes: new Set(SCOPES),
-    keyId: 'test',
-  });
   const cookieOf = (client: DashboardClient) => [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
 
   /** A raw POST with the client's cookies and this server's Origin unless told otherwise. */
@@ -43,7 +37,7 @@ describe.each(DIALECTS)('dashboard CSRF and Host allow-list (%s)', (dialect) => 
 
   it('a multipart post without the CSRF token neither deletes a note nor adds a webhook; with it, it does', async () => {
     const t = await h.tenant();
-    const note = await createNote(h.deps, actorOf(t), {
+    const note = await createNote(h.deps, actorOf(t.accountId), {
       title: 'Keep me',
       transcript: 'Ana: Hello.',
     } as never);
@@ -53,7 +47,7 @@ describe.each(DIALECTS)('dashboard CSRF and Host allow-list (%s)', (dialect) => 
     const bare = new FormData();
     bare.set('x', '1');
     expect((await post(client, `/notes/${note.id}/delete`, bare)).status).toBe(403);
-    expect((await getNote(h.deps, actorOf(t), note.id)).id).toBe(note.id);
+    expect((await getNote(h.deps, actorOf(t.accountId), note.id)).id).toBe(note.id);
 
     const hook = new FormData();
     hook.set('url', 'https://attacker.example/collect');
@@ -71,13 +65,13 @@ describe.each(DIALECTS)('dashboard CSRF and Host allow-list (%s)', (dialect) => 
       'content-type': 'application/json',
     });
     expect(json.status).toBe(403);
-    expect((await getNote(h.deps, actorOf(t), note.id)).id).toBe(note.id);
+    expect((await getNote(h.deps, actorOf(t.accountId), note.id)).id).toBe(note.id);
 
     const withToken = new FormData();
     withToken.set('_csrf', csrf);
     const deleted = await post(client, `/notes/${note.id}/delete`, withToken);
     expect(deleted.status).toBe(303);
-    await expect(getNote(h.deps, actorOf(t), note.id)).rejects.toThrow();
+    await expect(getNote(h.deps, actorOf(t.accountId), note.id)).rejects.toThrow();
   });
 
   it('a state-changing request needs an Origin, or failing that a Referer, of this server', async () => {

@@ -1,14 +1,9 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type RunningServer, startServer } from '../../src/main.ts';
+import { describe, expect, it } from 'vitest';
 import { writeZip } from '../imports/zip-fixtures.ts';
-import { browserAvailable, expectAccessible, launchBrowser, screenshot } from './browser.ts';
+import { browserAvailable, expectAccessible, screenshot, useDashboardInBrowser } from './browser.ts';
 
 const PASSWORD = 'a long dashboard password';
 const LIFELOGS = path.join(
@@ -17,41 +12,11 @@ const LIFELOGS = path.join(
 );
 
 describe.runIf(browserAvailable())('dashboard in Chromium: importing an export', { timeout: 120_000 }, () => {
-  let server: RunningServer;
-  let dataDir: string;
-  let banner = '';
-  let context: BrowserContext;
-  let closeBrowser: () => Promise<void>;
-  let page: Page;
-
-  beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-dashboard-import-'));
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      // The builtin embedder's cache is built once per machine, not per run.
-      MODELS_DIR: path.join(os.tmpdir(), 'minutes-test-models'),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      WORKER_POLL_MS: '50',
-    });
-    const out = new PassThrough();
-    out.on('data', (chunk) => {
-      banner += String(chunk);
-    });
-    server = await startServer(config, { out, drainMs: 1000 });
-    ({ context, close: closeBrowser } = await launchBrowser());
-    page = await context.newPage();
-  }, 120_000);
-
-  afterAll(async () => {
-    await closeBrowser?.();
-    await server?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const dashboard = useDashboardInBrowser();
 
   it('signs in, uploads a Limitless ZIP on the Upload page and watches the import finish, naming the bad item', async () => {
-    const link = /(http:\/\/\S+\/setup\?token=\S+)/.exec(banner)?.[1];
+    const { page, server } = dashboard;
+    const link = /(http:\/\/\S+\/setup\?token=\S+)/.exec(dashboard.banner())?.[1];
     expect(link).toBeDefined();
     await page.goto(link!.replace(/^http:\/\/localhost:\d+/, server.url));
     await page.getByLabel('New password').fill(PASSWORD);
@@ -65,7 +30,7 @@ describe.runIf(browserAvailable())('dashboard in Chromium: importing an export',
 
     await page.getByRole('link', { name: 'Upload', exact: true }).click();
     await expectAccessible(page);
-    const zip = path.join(dataDir, 'limitless-export.zip');
+    const zip = path.join(dashboard.dataDir, 'limitless-export.zip');
     await writeZip(zip, [
       ...fs
         .readdirSync(LIFELOGS)

@@ -1,15 +1,10 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { type RunningServer, startServer } from '../../src/main.ts';
+import type { RunningServer } from '../../src/main.ts';
 import { wavHeader } from '../recordings/audio-fixtures.ts';
-import { browserAvailable, expectAccessible, launchBrowser, screenshot } from './browser.ts';
+import { browserAvailable, expectAccessible, screenshot, useDashboardInBrowser } from './browser.ts';
 
 const PASSWORD = 'a long dashboard password';
 
@@ -120,54 +115,36 @@ describe.runIf(browserAvailable())(
   'dashboard in Chromium: the journeys of issue 14',
   { timeout: 90_000 },
   () => {
-    let server: RunningServer;
-    let dataDir: string;
-    let banner = '';
-    let context: BrowserContext;
-    let closeBrowser: () => Promise<void>;
-    let page: Page;
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
     let transcriber: Awaited<ReturnType<typeof startTranscriber>>;
     let noteUrl = '';
 
+    // Started before the dashboard, which is given the transcriber's URL, and stopped after it.
     beforeAll(async () => {
-      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-dashboard-'));
       transcriber = await startTranscriber();
-      const config = loadConfig({
-        TRANSCRIBER: 'openai',
-        TRANSCRIBE_BASE_URL: transcriber.url,
-        TRANSCRIBE_API_KEY: 'test',
-        JOB_MAX_ATTEMPTS: '1',
-        DATA_DIR: dataDir,
-        // The builtin embedder's cache is built once per machine, not per run.
-        MODELS_DIR: path.join(os.tmpdir(), 'minutes-test-models'),
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        WORKER_POLL_MS: '50',
-        WEBHOOKS_POLL_MS: '50',
-        WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
-      });
-      const out = new PassThrough();
-      out.on('data', (chunk) => {
-        banner += String(chunk);
-      });
-      server = await startServer(config, { out, drainMs: 1000 });
       receiver = await startReceiver();
-      ({ context, close: closeBrowser } = await launchBrowser());
-      page = await context.newPage();
-    }, 120_000);
-
+    });
     afterAll(async () => {
-      await closeBrowser?.();
       await receiver?.close();
       await transcriber?.close();
-      await server?.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    const dashboard = useDashboardInBrowser(() => ({
+      TRANSCRIBER: 'openai',
+      TRANSCRIBE_BASE_URL: transcriber.url,
+      TRANSCRIBE_API_KEY: 'test',
+      JOB_MAX_ATTEMPTS: '1',
+      WEBHOOKS_POLL_MS: '50',
+      WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+    }));
+    let server: RunningServer;
+    let page: Page;
+    beforeAll(() => {
+      ({ server, page } = dashboard);
     });
 
     it('set-up link from the first start → choose a password → sign in', async () => {
-      const link = /(http:\/\/\S+\/setup\?token=\S+)/.exec(banner)?.[1];
+      const link = /(http:\/\/\S+\/setup\?token=\S+)/.exec(dashboard.banner())?.[1];
       expect(link).toBeDefined();
       await page.goto(link!.replace(/^http:\/\/localhost:\d+/, server.url));
       await expect(page.getByRole('heading', { name: 'Choose your password' }).isVisible()).resolves.toBe(

@@ -1,10 +1,10 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/features/api-keys/api-keys.service.ts';
-import { SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { createNote } from '../../src/features/notes/notes.service.ts';
 import { createWebhook } from '../../src/features/webhooks/webhooks.service.ts';
 import { webhooksDb } from '../../src/features/webhooks/webhooks.tables.ts';
+import { actorOf } from '../helpers/actor.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Tenant, useHarness } from '../helpers/harness.ts';
 import { csrfIn, signedInClient } from './dashboard-client.ts';
@@ -14,15 +14,8 @@ describe.each(DIALECTS)('dashboard pages over the services (%s)', (dialect) => {
 
   const signedIn = (t: Tenant) => signedInClient(h, t);
 
-  const actorOf = (t: Tenant, mode: 'live' | 'test' = 'live') => ({
-    accountId: t.accountId,
-    mode,
-    scopes: new Set(SCOPES),
-    keyId: 'test',
-  });
-
   const note = (t: Tenant, title: string, mode: 'live' | 'test' = 'live') =>
-    createNote(h.deps, actorOf(t, mode), { title, transcript: 'Ana: We ship on Monday.' } as never);
+    createNote(h.deps, actorOf(t.accountId, mode), { title, transcript: 'Ana: We ship on Monday.' } as never);
 
   it('shows only the account’s own data, in the session’s mode; other accounts’ ids are not found', async () => {
     const [a, b] = [await h.tenant(), await h.tenant()];
@@ -55,7 +48,7 @@ describe.each(DIALECTS)('dashboard pages over the services (%s)', (dialect) => {
   it('revokes only the account’s own keys and manages only its own webhooks', async () => {
     const [a, b] = [await h.tenant(), await h.tenant()];
     const other = await createApiKey(h.deps, { accountId: b.accountId, mode: 'live', name: 'B key' });
-    const hook = await createWebhook(h.deps, actorOf(b), {
+    const hook = await createWebhook(h.deps, actorOf(b.accountId), {
       url: 'https://example.com/hook',
       events: ['note.created'],
     });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { createNote } from '../../src/features/notes/notes.service.ts';
 import { createWebhook } from '../../src/features/webhooks/webhooks.service.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
+import { actorOf } from '../helpers/actor.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Tenant, useHarness } from '../helpers/harness.ts';
 import { useReceiver } from '../webhooks/receiver.ts';
@@ -21,22 +21,18 @@ describe.each(DIALECTS)('dashboard: rename speaker and send test event (%s)', (d
 
   const signedIn = (t: Tenant) => signedInClient(h, t);
 
-  const actorOf = (t: Tenant) => ({
-    accountId: t.accountId,
-    mode: 'live' as const,
-    scopes: new Set(SCOPES),
-    keyId: 'test',
-  });
-
   async function readyNote(t: Tenant) {
-    const note = await createNote(h.deps, actorOf(t), { title: 'Planning', transcript: TRANSCRIPT } as never);
+    const note = await createNote(h.deps, actorOf(t.accountId), {
+      title: 'Planning',
+      transcript: TRANSCRIPT,
+    } as never);
     await runDueJobs(h.deps);
     return note;
   }
 
   const hook = (t: Tenant, url: string) =>
     // The harness allows private targets (WEBHOOKS_ALLOW_PRIVATE_TARGETS): the receiver is on 127.0.0.1.
-    createWebhook(h.deps, actorOf(t), { url, events: ['note.created'] });
+    createWebhook(h.deps, actorOf(t.accountId), { url, events: ['note.created'] });
 
   it('Rename speaker: the transcript, speakers and assignees show the new name; errors on the page', async () => {
     const t = await h.tenant();

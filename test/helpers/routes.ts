@@ -258,6 +258,15 @@ export function sampleRequest(route: ApiRoute, doc?: OpenApiDocument): SampleReq
   return { method: route.method, path: buildPath(route), ...(body !== undefined ? { body } : {}) };
 }
 
+/** The operations of the notes API (API.md "Notes"): the first routes the served document must list. */
+export const NOTES_OPERATIONS = [
+  'GET /v1/notes',
+  'POST /v1/notes',
+  'GET /v1/notes/{id}',
+  'PATCH /v1/notes/{id}',
+  'DELETE /v1/notes/{id}',
+];
+
 /**
  * API.md "Authentication and scopes", written out per operation (not read from the code): the one scope each
  * operation needs. `GET /v1/webhooks/{id}` is not named there; it belongs to the webhooks family, whose

@@ -1,7 +1,8 @@
 import http from 'node:http';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBeforeAll } from '../helpers/before-all.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Tenant, useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { loadApiRoutes, sampleRequest } from '../helpers/routes.ts';
 import { useServedApp } from '../helpers/serve.ts';
@@ -80,10 +81,7 @@ function toTestResponse(raw: RawResponse) {
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect, SMALL_LIMITS);
-    let t: Tenant;
-    beforeAll(async () => {
-      t = await h.tenant();
-    });
+    const t = useBeforeAll(() => h.tenant());
     const port = useServedApp(h);
 
     describe.each(jsonRoutes.map((r) => [r.name, r] as const))('%s', (_, route) => {

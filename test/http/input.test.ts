@@ -1,6 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBeforeAll } from '../helpers/before-all.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Tenant, useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { type JsonSchema, loadApiRoutes, resolveRef, sampleRequest } from '../helpers/routes.ts';
 
@@ -27,10 +28,7 @@ function wrongTypeFor(schema: JsonSchema): unknown {
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect);
-    let t: Tenant;
-    beforeAll(async () => {
-      t = await h.tenant();
-    });
+    const t = useBeforeAll(() => h.tenant());
 
     describe.each(jsonRoutes.map((r) => [r.name, r] as const))('%s', (_, route) => {
       it('malformed JSON → 400 body_invalid_json', async () => {

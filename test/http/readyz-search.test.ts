@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,38 +7,19 @@ import { createDeps } from '../../src/deps.ts';
 import type { SearchPreparation } from '../../src/features/search/search.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
+import { startFakeEmbeddings } from '../search/fake-embeddings.ts';
 
 // The server listens before search is prepared (the first start builds the builtin embedder's cache, about
 // 10 s): /healthz answers at once, /readyz is 200 as soon as the database answers (API.md) and says whether
 // search is still being prepared, searches wait for it.
 
-/** An OpenAI-compatible embeddings endpoint that holds every request until released. */
+/** The fake embeddings endpoint, holding every request until released. */
 async function slowEmbeddings() {
   let release!: () => void;
   const released = new Promise<void>((resolve) => {
     release = resolve;
   });
-  let requests = 0;
-  const server: Server = createServer(async (req, res) => {
-    requests++;
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    await released;
-    const input = JSON.parse(Buffer.concat(chunks).toString()).input as string[];
-    const data = input.map((text, index) => {
-      const v = new Array(8).fill(0.01);
-      for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) v[w.length % 8] += 1;
-      return { index, embedding: v };
-    });
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    release,
-    requests: () => requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { ...(await startFakeEmbeddings(released)), release };
 }
 
 /** Deps of their own (the engine and the readiness are per deps), with log lines captured. */

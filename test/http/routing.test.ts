@@ -1,7 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/features/api-keys/scopes.ts';
+import { useBeforeAll } from '../helpers/before-all.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Tenant, type TestResponse, useHarness } from '../helpers/harness.ts';
+import { type TestResponse, useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { buildPath, type HttpMethod, loadApiRoutes } from '../helpers/routes.ts';
 
@@ -21,10 +22,7 @@ const REQUEST_ID = /^req_[0-9A-Za-z]{24}$/;
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect);
-    let t: Tenant;
-    beforeAll(async () => {
-      t = await h.tenant();
-    });
+    const t = useBeforeAll(() => h.tenant());
 
     describe('unknown routes', () => {
       it.each([

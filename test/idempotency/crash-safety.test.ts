@@ -1,9 +1,11 @@
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/features/accounts/accounts.service.ts';
 import { createApiKey } from '../../src/features/api-keys/api-keys.service.ts';
 import { type ChildService, databaseEnv, logLine, ROOT, spawnService } from '../cli/cli-process.ts';
-import { createTestDatabase, DIALECTS, depsOver, type TestDatabase } from '../helpers/dialects.ts';
+import { accountRowIds } from '../helpers/account-rows.ts';
+import { useTestDatabase } from '../helpers/before-all.ts';
+import { DIALECTS, depsOver } from '../helpers/dialects.ts';
 
 const SCRIPT = path.join(ROOT, 'test/idempotency/fixtures/crash-after-commit-server.ts');
 
@@ -13,13 +15,7 @@ const SCRIPT = path.join(ROOT, 'test/idempotency/fixtures/crash-after-commit-ser
  */
 for (const dialect of DIALECTS) {
   describe(`Idempotency-Key survives a crash right after the commit (${dialect})`, () => {
-    let db: TestDatabase;
-    beforeAll(async () => {
-      db = await createTestDatabase(dialect);
-    }, 60_000);
-    afterAll(async () => {
-      await db?.destroy();
-    });
+    const db = useTestDatabase(dialect);
 
     const start = () =>
       spawnService(
@@ -61,12 +57,7 @@ for (const dialect of DIALECTS) {
         expect(retry.status).toBe(202);
         expect(retry.headers.get('idempotent-replayed')).toBe('true');
         expect(body.title).toBe('Crash test');
-        const notes = await db.db
-          .selectFrom('notes')
-          .select('id')
-          .where('account_id', '=', account.id)
-          .execute();
-        expect(notes.map((n) => n.id)).toEqual([body.id]);
+        expect(await accountRowIds(db.db, 'notes', account.id)).toEqual([body.id]);
       } finally {
         await first?.stop();
         await second?.stop();

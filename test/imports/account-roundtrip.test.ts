@@ -1,35 +1,22 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/db/schema.ts';
-import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { exportAccount } from '../../src/features/imports/export-account.service.ts';
 import { type ImportItemOutcome, importExport } from '../../src/features/imports/import-export.service.ts';
 import { readFolderExport } from '../../src/features/imports/read-export.ts';
-import { runDueJobs } from '../../src/jobs/worker.ts';
+import { actorOf } from '../helpers/actor.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Harness, useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 import { wavFile } from '../recordings/audio-fixtures.ts';
 import { tempDataDir, upload } from '../recordings/helpers.ts';
+import { audioOf, processAll, sha256 } from './export-fixtures.ts';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const LIMITS = { maxEntryBytes: 16 * 1024 * 1024 };
-const actorOf = (accountId: string): Actor => ({
-  accountId,
-  mode: 'live',
-  scopes: new Set(SCOPES),
-  keyId: 'test',
-});
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-account-export-'));
-
-async function processAll(h: Harness) {
-  while ((await runDueJobs(h.deps)) > 0) {
-    // every due job runs
-  }
-}
 
 function noteIdOf(outcome: ImportItemOutcome | undefined): string {
   if (!outcome || outcome.outcome === 'failed') throw new Error(`not imported: ${JSON.stringify(outcome)}`);
@@ -49,17 +36,6 @@ function readExport(dir: string): Map<string, unknown> {
     );
   }
   return out;
-}
-
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
-/** The bytes GET /v1/recordings/:id/audio serves. */
-async function audioOf(h: Harness, key: string, recordingId: string): Promise<Buffer> {
-  const res = await h.app.request(`/v1/recordings/${recordingId}/audio`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  expect(res.status).toBe(200);
-  return Buffer.from(await res.arrayBuffer());
 }
 
 // SQLite → PostgreSQL → SQLite when PostgreSQL is there; SQLite → SQLite → SQLite otherwise.

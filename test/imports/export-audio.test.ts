@@ -1,39 +1,23 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { exportAccount } from '../../src/features/imports/export-account.service.ts';
 import { storeImportedAudio } from '../../src/features/imports/import-audio.ts';
 import { importExport } from '../../src/features/imports/import-export.service.ts';
 import { importedRecordingId } from '../../src/features/imports/imported-recording-id.ts';
 import { readFolderExport } from '../../src/features/imports/read-export.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
+import { actorOf } from '../helpers/actor.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Harness, useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 import { wavFile } from '../recordings/audio-fixtures.ts';
 import { filesUnder, tempDataDir, upload } from '../recordings/helpers.ts';
+import { audioOf, sha256 } from './export-fixtures.ts';
 import { writeZip } from './zip-fixtures.ts';
 
 const LIMITS = { maxEntryBytes: 16 * 1024 * 1024 };
-const actorOf = (accountId: string): Actor => ({
-  accountId,
-  mode: 'live',
-  scopes: new Set(SCOPES),
-  keyId: 'test',
-});
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-export-audio-'));
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
-/** Every file under a folder, relative, sorted (none when it does not exist). */
-async function audioOf(h: Harness, key: string, recordingId: string): Promise<Buffer> {
-  const res = await h.app.request(`/v1/recordings/${recordingId}/audio`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  expect(res.status).toBe(200);
-  return Buffer.from(await res.arrayBuffer());
-}
 
 for (const dialect of DIALECTS) {
   describe(`the audio of an account export (${dialect})`, () => {

@@ -3,29 +3,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { importExport } from '../../src/features/imports/import-export.service.ts';
 import { readFolderExport, readZipExport } from '../../src/features/imports/read-export.ts';
-import { runDueJobs } from '../../src/jobs/worker.ts';
+import { actorOf } from '../helpers/actor.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Harness, useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
+import { processAll } from './export-fixtures.ts';
 import { writeZip } from './zip-fixtures.ts';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const LIMITS = { maxEntryBytes: 256 * 1024 };
-const actorOf = (accountId: string): Actor => ({
-  accountId,
-  mode: 'live',
-  scopes: new Set(SCOPES),
-  keyId: 'test',
-});
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-imports-'));
-
-async function processAll(h: Harness) {
-  while ((await runDueJobs(h.deps)) > 0) {
-    // every due job runs; a processed note enqueues nothing more
-  }
-}
 
 for (const dialect of DIALECTS) {
   describe(dialect, () => {

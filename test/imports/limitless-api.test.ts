@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, SCOPES } from '../../src/features/api-keys/scopes.ts';
 import { importExport } from '../../src/features/imports/import-export.service.ts';
 import { fetchLimitlessLifelogs } from '../../src/features/imports/limitless-api.ts';
+import { actorOf } from '../helpers/actor.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { apiLifelog, startLimitlessServer } from './limitless-api-server.ts';
-
-const actorOf = (accountId: string): Actor => ({
-  accountId,
-  mode: 'live',
-  scopes: new Set(SCOPES),
-  keyId: 'test',
-});
 
 for (const dialect of DIALECTS) {
   describe(`the Limitless API source (${dialect})`, () => {

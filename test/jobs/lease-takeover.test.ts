@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { childEnv, freePort, stopChild, waitForReady } from '../../bench/lib/child-server.ts';
+import { collectOutput } from '../cli/cli-process.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { until } from '../helpers/until.ts';
@@ -32,14 +33,8 @@ async function startServe(settings: Record<string, string>): Promise<Child> {
     cwd: ROOT,
     env: childEnv({ PORT: String(port), HOST: '127.0.0.1', ...settings }),
   });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  return { child, url: `http://127.0.0.1:${port}`, output: () => output };
+  const output = collectOutput(child);
+  return { child, url: `http://127.0.0.1:${port}`, output: output.all };
 }
 
 for (const dialect of DIALECTS) {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { purgeExpired } from '../../src/features/retention/purge-expired.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
+import { accountRowIds } from '../helpers/account-rows.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.ts';
 import { createWebhook, deliverDue, listDeliveries } from '../webhooks/fixtures.ts';
@@ -107,12 +108,7 @@ for (const dialect of DIALECTS) {
       expect(replay.status).toBe(404);
       expect(replay.body.error.code).toBe('resource_not_found');
       expect(replay.text).not.toContain(SECRET_WORD);
-      const notes = await h.db.db
-        .selectFrom('notes')
-        .select('id')
-        .where('account_id', '=', t.accountId)
-        .execute();
-      expect(notes).toEqual([]);
+      expect(await accountRowIds(h.db.db, 'notes', t.accountId)).toEqual([]);
     });
 
     it.runIf(dialect === 'sqlite')(

@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DbAdapter } from '../../src/features/oauth/oauth.adapter.ts';
 import { hashOAuthId, sweepExpiredOAuthRecords } from '../../src/features/oauth/oauth.records.ts';
 import { oauthDb } from '../../src/features/oauth/oauth.tables.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+import { useTestDatabase } from '../helpers/before-all.ts';
+import { DIALECTS } from '../helpers/dialects.ts';
 
 for (const dialect of DIALECTS) {
   describe(`OAuth storage adapter (${dialect})`, () => {
-    let handle: TestDatabase;
-    beforeAll(async () => {
-      handle = await createTestDatabase(dialect);
-    }, 60_000);
-    afterAll(async () => {
-      await handle?.destroy();
-    });
+    const handle = useTestDatabase(dialect);
 
     it('stores a record under the hash of its id only, finds it by the id, and hides it once expired', async () => {
       const tokens = new DbAdapter(handle.db, 'AccessToken');

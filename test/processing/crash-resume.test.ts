@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../src/config.ts';
+import { collectOutput } from '../cli/cli-process.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { until } from '../helpers/until.ts';
@@ -40,15 +41,9 @@ function startWorkerProcess(settings: Record<string, string>): Worker {
   for (const [name, value] of Object.entries(process.env))
     if (!(name in ConfigSchema.shape)) env[name] = value;
   const child = spawn(process.execPath, [BIN, 'worker'], { cwd: ROOT, env: { ...env, ...settings } });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
+  const output = collectOutput(child);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  return { child, output: output.all, exited };
 }
 
 for (const dialect of DIALECTS) {

@@ -10,6 +10,7 @@ import {
   ProcessingTimeoutError,
 } from '../../src/features/processing/pool/processing-pool.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
+import { collectOutput } from '../cli/cli-process.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 
@@ -94,15 +95,9 @@ async function startServe(settings: Record<string, string>) {
       ...settings,
     }),
   });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
+  const output = collectOutput(child);
   const url = `http://127.0.0.1:${port}`;
-  return { child, url, output: () => output, dataDir };
+  return { child, url, output: output.all, dataDir };
 }
 
 describe('a server processing a hostile transcript', () => {

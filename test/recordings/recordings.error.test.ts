@@ -2,6 +2,7 @@ import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { accountRowIds } from '../helpers/account-rows.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
@@ -14,18 +15,8 @@ const LIMIT = 64 * 1024;
 
 /** Nothing of a refused upload remains: no recording or note row, no event, no audio file, no temp file. */
 async function expectNothingStored(h: Harness, t: Tenant, dataDir: string) {
-  const recordings = await h.db.db
-    .selectFrom('recordings')
-    .select('id')
-    .where('account_id', '=', t.accountId)
-    .execute();
-  const notes = await h.db.db
-    .selectFrom('notes')
-    .select('id')
-    .where('account_id', '=', t.accountId)
-    .execute();
-  expect(recordings).toEqual([]);
-  expect(notes).toEqual([]);
+  expect(await accountRowIds(h.db.db, 'recordings', t.accountId)).toEqual([]);
+  expect(await accountRowIds(h.db.db, 'notes', t.accountId)).toEqual([]);
   expect(await eventsOf(h, t.accountId)).toEqual([]);
   expect(filesUnder(path.join(dataDir, 'audio', 'live', t.accountId))).toEqual([]);
   expect(filesUnder(path.join(dataDir, 'tmp'))).toEqual([]);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { accountRowIds } from '../helpers/account-rows.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { useHarness } from '../helpers/harness.ts';
 import { useServedApp } from '../helpers/serve.ts';
@@ -99,12 +100,7 @@ for (const dialect of DIALECTS) {
       if (res !== 'closed') expect(res.status).toBeLessThan(500);
       await healthy();
       await noTempFiles();
-      const notes = await h.db.db
-        .selectFrom('notes')
-        .select('id')
-        .where('account_id', '=', t.accountId)
-        .execute();
-      expect(notes).toEqual([]);
+      expect(await accountRowIds(h.db.db, 'notes', t.accountId)).toEqual([]);
     });
 
     it.skipIf(process.platform === 'win32')('a stored upload is 0600 in 0700 folders', async () => {

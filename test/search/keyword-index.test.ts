@@ -1,17 +1,12 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../helpers/before-all.ts';
+import { DIALECTS } from '../helpers/dialects.ts';
 
 // PostgreSQL only: full-text GIN indexes must not keep a pending list that every search scans
 // (src/db/migrations/0005-gin-fastupdate-off.ts).
 describe.skipIf(!DIALECTS.includes('postgres'))('PostgreSQL full-text indexes', () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-  });
-  afterAll(async () => {
-    await database?.destroy();
-  });
+  const database = useTestDatabase('postgres');
 
   it('write new entries straight into the index (fastupdate off)', async () => {
     const { rows } = await sql<{ relname: string; reloptions: string[] | null }>`

@@ -1,26 +1,21 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createDeps } from '../../src/deps.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+import { useTestDatabase } from '../helpers/before-all.ts';
+import { DIALECTS } from '../helpers/dialects.ts';
 
 const MODELS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data/models');
 
 describe.each(DIALECTS)('search as one object of the deps (%s)', (dialect) => {
-  let database: TestDatabase;
+  const database = useTestDatabase(dialect);
   const config = () => ({
     ...loadConfig({ WORKER: 'false', MODELS_DIR, EMBEDDER: 'builtin' }),
     database: database.database,
   });
   const logger = createLogger('silent');
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-  }, 60_000);
-  afterAll(async () => {
-    await database?.destroy();
-  });
 
   it('shares the sentence model between live deps and closes it with the last deps.close()', async () => {
     const first = createDeps(config(), { database, logger });

@@ -1,17 +1,15 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBeforeAll } from '../helpers/before-all.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { type Tenant, useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
 import { sendRaw } from '../helpers/send-raw.ts';
 
 for (const dialect of DIALECTS) {
   describe(`POST /v1/search bad input (${dialect})`, () => {
     const h = useHarness(dialect);
-    let tenant: Tenant;
-    beforeAll(async () => {
-      tenant = await h.tenant();
-    });
+    const tenant = useBeforeAll(() => h.tenant());
 
     const post = (body: unknown) => h.request('POST', '/v1/search', { key: tenant.liveKey, body });
 

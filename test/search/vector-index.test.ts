@@ -1,6 +1,4 @@
 import fs from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -25,6 +23,7 @@ import { loadVectorExtension } from '../../src/features/search/sqlite-vec.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { randomBase62 } from '../../src/lib/ids.ts';
 import { createTestDatabase, DIALECTS } from '../helpers/dialects.ts';
+import { type FakeEmbeddings, startFakeEmbeddings } from './fake-embeddings.ts';
 import { MEETINGS } from './search.fixtures.ts';
 
 /** Deps over a database handle, with log lines captured. The vector stores' mechanics are tested with GloVe (small
@@ -126,29 +125,16 @@ describe('sqlite-vec vector index (extension loaded into the connection)', () =>
   });
 
   describe('index built by another embedder', () => {
-    let server: Server;
-    let url: string;
+    let embeddings: FakeEmbeddings;
     beforeAll(async () => {
-      server = createServer(async (req, res) => {
-        const chunks: Buffer[] = [];
-        for await (const c of req) chunks.push(c as Buffer);
-        const input = JSON.parse(Buffer.concat(chunks).toString()).input as string[];
-        const data = input.map((text, index) => {
-          const v = new Array(8).fill(0.01);
-          for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) v[w.length % 8] += 1;
-          return { index, embedding: v };
-        });
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
-      });
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      embeddings = await startFakeEmbeddings();
     });
-    afterAll(() => new Promise<void>((r) => server.close(() => r())));
+    afterAll(() => embeddings.close());
 
     it('is detected at start (logged, keyword-only until reindex), and reindex rebuilds it', async () => {
       const other = makeDeps(db, 'sqlite', {
         EMBEDDER: 'openai',
-        EMBEDDER_BASE_URL: url,
+        EMBEDDER_BASE_URL: embeddings.url,
         EMBEDDER_MODEL: 'tiny',
       });
       const status = await other.deps.search.prepare();

@@ -7,6 +7,7 @@ import { createDeps } from '../../src/deps.ts';
 import { buildSeedDataset } from '../../src/features/test-mode/seed.dataset.ts';
 import { ensureSeeded } from '../../src/features/test-mode/seed.service.ts';
 import type { ActionItemView } from '../action-items/factories.ts';
+import { collectOutput } from '../cli/cli-process.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, useHarness } from '../helpers/harness.ts';
 import { expectApiError } from '../helpers/openapi-check.ts';
@@ -108,28 +109,21 @@ async function seedFromProcesses(h: Harness, accountId: string, count: number): 
     ),
   );
   const outputs = children.map((child) => {
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      err += d;
-    });
+    const { stdout, stderr } = collectOutput(child);
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setInterval(() => {
-        if (out.includes('ready')) {
+        if (stdout().includes('ready')) {
           clearInterval(timer);
           resolve();
         }
       }, 10);
       child.on('exit', () => {
         clearInterval(timer);
-        reject(new Error(`seed child exited before it was ready: ${err}`));
+        reject(new Error(`seed child exited before it was ready: ${stderr()}`));
       });
     });
     const exited = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
-      child.on('close', (code) => resolve({ code, out, err })),
+      child.on('close', (code) => resolve({ code, out: stdout(), err: stderr() })),
     );
     return { child, ready, exited };
   });

@@ -13,6 +13,9 @@ import { startReceiver, useReceiver } from './receiver.ts';
 const SCHEDULE = [0.2, 0.4, 0.8];
 const ENV = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_RETRY_SCHEDULE: SCHEDULE.join(',') };
 
+/** A webhook body that is valid but for its secret. */
+const withSecret = (secret: unknown) => ({ url: 'https://example.com/x', events: ['note.created'], secret });
+
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
     const h = useHarness(dialect, ENV);
@@ -69,66 +72,31 @@ for (const dialect of DIALECTS) {
           'parameter_invalid',
           'events',
         ],
-        [
-          'a secret of 15 characters',
-          { url: 'https://example.com/x', events: ['note.created'], secret: 'a'.repeat(15) },
-          'parameter_invalid',
-          'secret',
-        ],
-        [
-          'a secret of 257 characters',
-          { url: 'https://example.com/x', events: ['note.created'], secret: 'a'.repeat(257) },
-          'parameter_invalid',
-          'secret',
-        ],
+        ['a secret of 15 characters', withSecret('a'.repeat(15)), 'parameter_invalid', 'secret'],
+        ['a secret of 257 characters', withSecret('a'.repeat(257)), 'parameter_invalid', 'secret'],
         [
           'a secret of 15 code points (30 UTF-16 code units)',
-          { url: 'https://example.com/x', events: ['note.created'], secret: '🔑'.repeat(15) },
+          withSecret('🔑'.repeat(15)),
           'parameter_invalid',
           'secret',
         ],
-        [
-          'a secret of 257 code points',
-          { url: 'https://example.com/x', events: ['note.created'], secret: '秘'.repeat(257) },
-          'parameter_invalid',
-          'secret',
-        ],
-        [
-          'a secret with a newline',
-          { url: 'https://example.com/x', events: ['note.created'], secret: 'line one of it\nline two' },
-          'parameter_invalid',
-          'secret',
-        ],
-        [
-          'a secret with a tab',
-          { url: 'https://example.com/x', events: ['note.created'], secret: 'tab\tseparated-secret' },
-          'parameter_invalid',
-          'secret',
-        ],
+        ['a secret of 257 code points', withSecret('秘'.repeat(257)), 'parameter_invalid', 'secret'],
+        ['a secret with a newline', withSecret('line one of it\nline two'), 'parameter_invalid', 'secret'],
+        ['a secret with a tab', withSecret('tab\tseparated-secret'), 'parameter_invalid', 'secret'],
         [
           'a secret with a NUL character',
-          { url: 'https://example.com/x', events: ['note.created'], secret: 'nul\u0000in-the-secret' },
+          withSecret('nul\u0000in-the-secret'),
           'parameter_invalid',
           'secret',
         ],
-        [
-          'a secret with DEL',
-          { url: 'https://example.com/x', events: ['note.created'], secret: 'del\u007fin-the-secret' },
-          'parameter_invalid',
-          'secret',
-        ],
+        ['a secret with DEL', withSecret('del\u007fin-the-secret'), 'parameter_invalid', 'secret'],
         [
           'a secret with a lone surrogate',
-          { url: 'https://example.com/x', events: ['note.created'], secret: 'lone\ud800surrogate-secret' },
+          withSecret('lone\ud800surrogate-secret'),
           'parameter_invalid',
           'secret',
         ],
-        [
-          'a secret that is a number',
-          { url: 'https://example.com/x', events: ['note.created'], secret: 1234567890123456 },
-          'parameter_invalid',
-          'secret',
-        ],
+        ['a secret that is a number', withSecret(1234567890123456), 'parameter_invalid', 'secret'],
         [
           'an unknown field',
           { url: 'https://example.com/x', events: ['note.created'], active: true },

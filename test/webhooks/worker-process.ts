@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import type { Config } from '../../src/config.ts';
-import { childEnv, databaseEnv, ROOT } from '../cli/cli-process.ts';
+import { childEnv, collectOutput, databaseEnv, ROOT } from '../cli/cli-process.ts';
 
 const SCRIPT = path.join(ROOT, 'test/webhooks/fixtures/webhook-worker-process.ts');
 
@@ -23,17 +23,10 @@ export function spawnWorker(
     cwd: ROOT,
     env: childEnv({ LOG_LEVEL: 'info', ...databaseEnv(database), ...settings }),
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
+  const { stdout, stderr } = collectOutput(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const logs = () =>
-    stdout
+    stdout()
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .flatMap((l) => {
@@ -46,11 +39,11 @@ export function spawnWorker(
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`worker did not start within ${timeoutMs} ms\n${stdout}\n${stderr}`));
+      reject(new Error(`worker did not start within ${timeoutMs} ms\n${stdout()}\n${stderr()}`));
     }, timeoutMs);
     void exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`worker exited before starting\n${stdout}\n${stderr}`));
+      reject(new Error(`worker exited before starting\n${stdout()}\n${stderr()}`));
     });
     child.stdout.on('data', () => {
       if (!logs().some((l) => l.msg === 'webhook worker started')) return;
