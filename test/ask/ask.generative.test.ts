@@ -74,7 +74,7 @@ for (const dialect of DIALECTS) {
       // Long turns, so the passages around the answer overflow a small window.
       const filler =
         'the crew walked the gantry again and wrote down what they saw on the clipboard for the shift lead'.repeat(
-          3,
+          4,
         );
       const turns = Array.from({ length: 200 }, (_, i) =>
         i % 40 === 17

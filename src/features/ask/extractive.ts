@@ -1,4 +1,5 @@
 import { QUESTION_WORDS, STOPWORDS, stem, words } from '../search/text/tokens.ts';
+import { LOCATOR_WEIGHTS, type LocatorInput, type LocatorWeights, pool, turnRelevance } from './locator.ts';
 import { type AskSegment, splitTurn, type TurnSentence } from './transcript-sentences.ts';
 
 /** A note handed to the answerer: its turns, in order. */
@@ -50,7 +51,7 @@ export interface ExtractiveOptions {
   maxCitations: number;
   /** Words the answer aims at: enough to answer, short enough to read. */
   wordBudget: number;
-  /** Turns each side of a turn whose scores are pooled to find where a topic is discussed. */
+  /** Turns each side of a turn whose learned relevance is pooled to find where a topic is discussed. */
   locatorRadius: number;
   /** Turns each side of a located centre from which sentences may be taken. */
   spanRadius: number;
@@ -58,7 +59,7 @@ export interface ExtractiveOptions {
   secondPassage: number;
   /** Least pooled score, as a share of the best, of the turn a sentence is taken from. */
   passageFloor: number;
-  /** Weight of the passages' closeness in meaning against the turns' shared words when locating. */
+  /** Weight of the passages' closeness in meaning added to the located relevance (scaled to 1 at best). */
   semanticWeight: number;
   /** Shortest sentence (in words) that can stand alone in an answer. */
   minWords: number;
@@ -74,6 +75,8 @@ export interface ExtractiveOptions {
   minSentenceCoverage: number;
   /** Whether an answer sentence starts with who said it. */
   speakerPrefix: boolean;
+  /** The locator's weights (the shipped ones unless a trial gives others). */
+  locatorWeights?: LocatorWeights;
 }
 
 export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
@@ -138,20 +141,21 @@ export function answerExtractively(
   const perNote = notes.map(sentencesOf);
   const idf = inverseFrequencies(query.terms, perNote);
   const totalWeight = query.terms.reduce((sum, t) => sum + idf.get(t)!, 0);
+  const summary = isSummaryQuestion(question);
 
   const candidates: Candidate[] = [];
   const located: { note: number; centre: number }[] = [];
   notes.forEach((note, n) => {
     const turns = perNote[n]!;
     const named = namedSpeakers(query.words, note.segments);
-    const turnScores = turns.map((sentences) =>
-      weightOf(new Set(sentences.flatMap((s) => s.terms)), query.terms, idf),
+    const input = locatorInput(note, turns, named, idf, summary);
+    if (!input.turnTerms.some((t) => query.terms.some((q) => t.includes(q)))) return;
+    const relevance = pool(
+      turnRelevance(input, options.locatorWeights ?? LOCATOR_WEIGHTS),
+      options.locatorRadius,
     );
-    const lexical = pool(turnScores, options.locatorRadius);
-    const lexicalBest = Math.max(...lexical, 0);
-    if (lexicalBest <= 0) return;
-    const meaning = meaningByTurn(note);
-    const pooled = lexical.map((v, i) => v / lexicalBest + options.semanticWeight * (meaning[i] ?? 0));
+    const top = Math.max(...relevance);
+    const pooled = relevance.map((v, i) => v / top + options.semanticWeight * (input.meaning[i] ?? 0));
     const best = Math.max(...pooled);
     const centres = locate(pooled, options.spanRadius, options.secondPassage);
     for (const centre of centres) located.push({ note: n, centre });
@@ -199,6 +203,45 @@ function passagesOf(
     ...chosen.map((c) => around(c.note, c.sentence.turn, SENTENCE_CONTEXT)),
     ...located.filter((l) => answering.has(l.note)).map((l) => around(l.note, l.centre, CENTRE_CONTEXT)),
   ];
+}
+
+/** What the learned locator is told of a note's turns for one question. */
+function locatorInput(
+  note: AskNote,
+  turns: readonly TurnSentence[][],
+  named: ReadonlySet<string>,
+  idf: ReadonlyMap<string, number>,
+  summary: boolean,
+): LocatorInput {
+  return {
+    turnTerms: turns.map((sentences) => sentences.flatMap((s) => s.terms)),
+    idf,
+    meaning: meaningByTurn(note),
+    named: note.segments.map((s) => s.speaker !== undefined && named.has(s.speaker)),
+    wordCounts: turns.map((sentences) => sentences.reduce((sum, s) => sum + s.wordCount, 0)),
+    summary,
+  };
+}
+
+/** The locator's input for one note asked alone (what the locator is trained on). */
+export function noteLocatorInput(question: string, note: AskNote): LocatorInput {
+  const query = questionTerms(question);
+  const turns = sentencesOf(note);
+  const idf = inverseFrequencies(query.terms, [turns]);
+  return locatorInput(
+    note,
+    turns,
+    namedSpeakers(query.words, note.segments),
+    idf,
+    isSummaryQuestion(question),
+  );
+}
+
+/** Words that ask for a discussion summed up rather than what one person said. */
+const SUMMARY_WORDS = new Set(['summarize', 'summarise', 'summary', 'discuss', 'discussed', 'discussion']);
+
+export function isSummaryQuestion(question: string): boolean {
+  return words(question).some((w) => SUMMARY_WORDS.has(w));
 }
 
 /** A note's sentences by turn, split once per segment list (a benchmark asks one note many questions). */
@@ -261,18 +304,6 @@ function meaningByTurn(note: AskNote): number[] {
     const at = segment.start_ms ?? 0;
     while (p + 1 < passages.length && passages[p + 1]!.start_ms <= at) p++;
     return (passages[p]!.similarity - lo) / span;
-  });
-}
-
-/** Each turn's score plus its neighbours', weighed down linearly with distance (a triangular window). */
-function pool(scores: readonly number[], radius: number): number[] {
-  return scores.map((_, i) => {
-    let sum = 0;
-    for (let d = -radius; d <= radius; d++) {
-      const v = scores[i + d];
-      if (v !== undefined) sum += v * (1 - Math.abs(d) / (radius + 1));
-    }
-    return sum;
   });
 }
 
