@@ -43,7 +43,12 @@ export async function* streamOmiExport(
   if (root === 'object') {
     const found: { people?: unknown; action_items?: unknown } = {};
     // Errors are left to the second reading, which reports them after the conversations before them.
-    const scan = values(file, ['$.conversations.*', '$.people', '$.action_items']);
+    // Conversations are parsed only to be dropped (never held whole), and not sent.
+    const scan = values(
+      file,
+      ['$.conversations.*', '$.people', '$.action_items'],
+      ['people', 'action_items'],
+    );
     try {
       for await (const v of scan) {
         if (v.key === 'people' || v.key === 'action_items') found[v.key] = v.value;
@@ -119,12 +124,14 @@ type ThreadAnswer = {
 };
 
 /**
- * The values at `paths`, in file order, read and parsed in a thread of their own (omi-json-thread.source.ts)
- * one answer at a time: the thread reads on only when the values given so far have been taken.
+ * The values at `paths` (only those keyed by one of `keys`, when given), in file order, read and parsed in a thread
+ * of their own (omi-json-thread.source.ts) one answer at a time: the thread reads on only when the values given
+ * so far have been taken.
  */
 async function* values(
   file: string,
   paths: string[],
+  keys?: string[],
 ): AsyncGenerator<{ key: string | number | undefined; value: unknown }> {
   const release = await threadPlace();
   const answers: (ThreadAnswer | Error)[] = [];
@@ -139,6 +146,7 @@ async function* values(
       parserPath: require.resolve('@streamparser/json'),
       file,
       paths,
+      keys,
       pieceBytes: PIECE_BYTES,
       maxValueBytes: MAX_CONVERSATION_BYTES,
       niceIncrement: BACKGROUND_NICE_INCREMENT,

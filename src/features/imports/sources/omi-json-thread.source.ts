@@ -4,9 +4,10 @@
  * worker's script (`new Worker(source, { eval: true })`), so it works the same from the sources (tsx) and from the
  * bundle (dist/main.js); @streamparser/json is resolved by the parent and passed as an absolute path.
  *
- * workerData: `{ parserPath, file, paths, pieceBytes, maxValueBytes, niceIncrement }`. Each message in asks for
- * more; the thread then reads pieces until at least one value at `paths` has ended (or the file has), and answers
- * `{ values: [{ key, value }], done?, error?: { kind: 'too-large' | 'not-utf8' | 'json', message } }`, the values
+ * workerData: `{ parserPath, file, paths, keys?, pieceBytes, maxValueBytes, niceIncrement }`: the values at
+ * `paths` are parsed and dropped once given, and sent only where their key is in `keys` (all when absent). Each
+ * message in asks for more; the thread then reads pieces until at least one value to send has ended (or the file
+ * has), and answers `{ values: [{ key, value }], done?, error?: { kind: 'too-large' | 'not-utf8' | 'json', message } }`, the values
  * in file order before any error. It reads nothing more until asked, so memory holds one answer and at most
  * `maxValueBytes` of a value in progress. After `done` or an error it closes the file and ends.
  */
@@ -15,7 +16,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const { TextDecoder } = require('node:util');
 const { JSONParser } = require(workerData.parserPath);
-const { file, paths, pieceBytes, maxValueBytes } = workerData;
+const { file, paths, keys, pieceBytes, maxValueBytes } = workerData;
 
 // Background work: this thread runs at the process's priority lowered by the increment (as lowerThreadPriority does).
 try {
@@ -37,8 +38,10 @@ const parser = new JSONParser({ paths, keepStack: false });
 const ready = [];
 let failure;
 let ended = false;
+let valueEnded = false;
 parser.onValue = ({ value, key }) => {
-  ready.push({ key, value });
+  valueEnded = true;
+  if (!keys || keys.includes(key)) ready.push({ key, value });
 };
 parser.onError = (err) => {
   failure ??= new Failure('json', err.message);
@@ -83,7 +86,8 @@ function next() {
         return;
       }
       parser.write(decode(buffer.subarray(0, read)));
-      since = ready.length ? 0 : since + read;
+      since = valueEnded ? 0 : since + read;
+      valueEnded = false;
       if (since > maxValueBytes) throw new Failure('too-large', 'value too large');
       if (failure) throw failure;
       if (ready.length) {
