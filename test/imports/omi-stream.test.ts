@@ -137,7 +137,7 @@ describe('an Omi export streamed', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     expect(parseThreadUse()).toEqual({ running: MAX_PARSE_THREADS, waiting: 1 });
-    // Many round trips of a held reading with its thread, and still no place for the one waiting.
+    // A held reading reads on, and still there is no place for the one waiting.
     const [busy, other] = held;
     for (let i = 1; i < 29; i++) expect((await busy!.next()).done).toBe(false);
     expect(started).toBe(false);

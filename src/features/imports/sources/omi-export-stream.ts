@@ -17,17 +17,19 @@ const require = createRequire(import.meta.url);
 export const MAX_CONVERSATION_BYTES = 32 * 1024 * 1024;
 /** Read and parsed in pieces of this size in the parsing thread. */
 const PIECE_BYTES = 16 * 1024;
+/** The thread answers with the values of about this much of the file at a time (fewer round trips, bounded). */
+const ANSWER_BYTES = 256 * 1024;
 
 /** One conversation read: its note, or the error naming it, or the error that ends the file. */
 export type OmiStreamPart = { notes: ImportedNote[]; errors: ImportItemError[] };
 
 /**
  * Omi's export read from a file one conversation at a time with @streamparser/json in a thread of its own (at
- * most MAX_PARSE_THREADS at once), so the event loop never parses and memory holds one conversation and the export's `people` and loose `action_items`, never the whole file. The export object is
- * read twice: first for `people` and `action_items` (they may come after `conversations`), then for the
- * conversations; the older bare array once. A conversation without the documented shape is an error naming
- * it and the others are read; JSON that breaks off or goes wrong ends the file with an error naming where,
- * after the conversations before it.
+ * most MAX_PARSE_THREADS at once), so the event loop never parses and memory holds a few conversations and the
+ * export's `people` and loose `action_items`, never the whole file. The export object is read twice: first for
+ * `people` and `action_items` (they may come after `conversations`), then for the conversations; the older bare
+ * array once. A conversation without the documented shape is an error naming it and the others are read; JSON
+ * that breaks off or goes wrong ends the file with an error naming where, after the conversations before it.
  */
 export async function* streamOmiExport(
   fileName: string,
@@ -148,6 +150,7 @@ async function* values(
       paths,
       keys,
       pieceBytes: PIECE_BYTES,
+      answerBytes: ANSWER_BYTES,
       maxValueBytes: MAX_CONVERSATION_BYTES,
       niceIncrement: BACKGROUND_NICE_INCREMENT,
     },

@@ -4,11 +4,12 @@
  * worker's script (`new Worker(source, { eval: true })`), so it works the same from the sources (tsx) and from the
  * bundle (dist/main.js); @streamparser/json is resolved by the parent and passed as an absolute path.
  *
- * workerData: `{ parserPath, file, paths, keys?, pieceBytes, maxValueBytes, niceIncrement }`: the values at
- * `paths` are parsed and dropped once given, and sent only where their key is in `keys` (all when absent). Each
- * message in asks for more; the thread then reads pieces until at least one value to send has ended (or the file
- * has), and answers `{ values: [{ key, value }], done?, error?: { kind: 'too-large' | 'not-utf8' | 'json', message } }`, the values
- * in file order before any error. It reads nothing more until asked, so memory holds one answer and at most
+ * workerData: `{ parserPath, file, paths, keys?, pieceBytes, answerBytes, maxValueBytes, niceIncrement }`: the
+ * values at `paths` are parsed and dropped once given, and sent only where their key is in `keys` (all when
+ * absent). Each message in asks for more; the thread then reads pieces until at least one value to send has ended
+ * and `answerBytes` are read (or the file has ended), and answers `{ values: [{ key, value }], done?, error? }`
+ * (error: `{ kind: 'too-large' | 'not-utf8' | 'json', message }`), the values in file order before any error. It
+ * reads nothing more until asked, so memory holds one answer (about `answerBytes` of values) and at most
  * `maxValueBytes` of a value in progress. After `done` or an error it closes the file and ends.
  */
 export const OMI_JSON_THREAD_SOURCE = String.raw`
@@ -16,7 +17,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const { TextDecoder } = require('node:util');
 const { JSONParser } = require(workerData.parserPath);
-const { file, paths, keys, pieceBytes, maxValueBytes } = workerData;
+const { file, paths, keys, pieceBytes, answerBytes, maxValueBytes } = workerData;
 
 // Background work: this thread runs at the process's priority lowered by the increment (as lowerThreadPriority does).
 try {
@@ -63,6 +64,8 @@ let fd;
 const buffer = Buffer.alloc(pieceBytes);
 // Bytes read since a value last ended: a value that spans more is never held whole.
 let since = 0;
+// Bytes read since the last answer: values are sent in answers of about answerBytes of the file, fewer round trips.
+let unanswered = 0;
 
 function finish(answer) {
   if (fd !== undefined) fs.closeSync(fd);
@@ -90,7 +93,9 @@ function next() {
       valueEnded = false;
       if (since > maxValueBytes) throw new Failure('too-large', 'value too large');
       if (failure) throw failure;
-      if (ready.length) {
+      unanswered += read;
+      if (ready.length && unanswered >= answerBytes) {
+        unanswered = 0;
         parentPort.postMessage({ values: ready.splice(0) });
         return;
       }
