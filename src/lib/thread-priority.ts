@@ -12,8 +12,9 @@ export const BACKGROUND_NICE_INCREMENT = 10;
  * process, not to the calling thread, so a background thread started by another one (processing threads of the
  * background thread) lands on the same level instead of lower still. On Linux a thread is a task of its own
  * with its own nice value, found through /proc/thread-self; threads it creates afterwards inherit the value.
- * Elsewhere (or where lowering is refused) the thread keeps the process's priority. The sentence model's thread,
- * which runs evaluated JavaScript, does the same in inference-worker.ts.
+ * Elsewhere (or where lowering is refused) the thread keeps the process's priority. The sentence model's thread
+ * and the Omi export's parsing thread, which run evaluated JavaScript, do the same in inference-worker.ts and
+ * omi-json-thread.source.ts.
  */
 export function lowerThreadPriority(increment = BACKGROUND_NICE_INCREMENT): void {
   try {

@@ -8,7 +8,9 @@ import { readExportFile } from '../../src/features/imports/read-export.ts';
 import { NOT_AN_OMI_EXPORT } from '../../src/features/imports/sources/omi-export.ts';
 import {
   MAX_CONVERSATION_BYTES,
+  MAX_PARSE_THREADS,
   type OmiStreamPart,
+  parseThreadUse,
   streamOmiExport,
 } from '../../src/features/imports/sources/omi-export-stream.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
@@ -36,6 +38,12 @@ function conversation(i: number, text = `Point number ${i} is agreed.`) {
 async function partsOf(file: string, me?: string): Promise<OmiStreamPart[]> {
   const parts: OmiStreamPart[] = [];
   for await (const part of streamOmiExport('omi.json', file, me)) parts.push(part);
+  return parts;
+}
+
+async function collect(reading: AsyncGenerator<OmiStreamPart>): Promise<OmiStreamPart[]> {
+  const parts: OmiStreamPart[] = [];
+  for await (const part of reading) parts.push(part);
   return parts;
 }
 
@@ -110,6 +118,36 @@ describe('an Omi export streamed', () => {
       'omi.json: conversations[0] (conv-0)',
       `omi.json: conversations[1] is larger than the ${MAX_CONVERSATION_BYTES} bytes a conversation may have: the rest of the file is not read`,
     ]);
+  });
+
+  it('parses in capped threads: a reading past the cap waits for a place, and one stopped early frees its place', async () => {
+    const file = tempFile('omi.json', JSON.stringify(Array.from({ length: 30 }, (_, i) => conversation(i))));
+    const held = Array.from({ length: MAX_PARSE_THREADS }, () => streamOmiExport('omi.json', file));
+    for (const reading of held) expect((await reading.next()).done).toBe(false);
+    const waiting = streamOmiExport('omi.json', file);
+    let started = false;
+    const first = waiting.next().then((r) => {
+      started = true;
+      return r;
+    });
+    // The reading looks at the file's first bytes, then asks for a place.
+    for (let turn = 0; turn < 10_000; turn++) {
+      const use = parseThreadUse();
+      if (use.running + use.waiting > MAX_PARSE_THREADS) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(parseThreadUse()).toEqual({ running: MAX_PARSE_THREADS, waiting: 1 });
+    // A held reading reads on, and still there is no place for the one waiting.
+    const [busy, other] = held;
+    for (let i = 1; i < 29; i++) expect((await busy!.next()).done).toBe(false);
+    expect(started).toBe(false);
+    // A reading stopped early gives its place to the one waiting.
+    await other!.return(undefined);
+    expect(items([(await first).value as OmiStreamPart])).toEqual(['omi.json: conversations[0] (conv-0)']);
+    expect(started).toBe(true);
+    expect(items(await collect(busy!))).toEqual(['omi.json: conversations[29] (conv-29)']);
+    expect(items(await collect(waiting))).toHaveLength(29);
+    expect(parseThreadUse()).toEqual({ running: 0, waiting: 0 });
   });
 
   it('JSON that is not an Omi export is one error naming the file', async () => {

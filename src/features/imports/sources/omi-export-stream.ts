@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { TextDecoder } from 'node:util';
-import { JSONParser } from '@streamparser/json';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { BACKGROUND_NICE_INCREMENT } from '../../../lib/thread-priority.ts';
 import type { ImportedNote, ImportItemError } from '../imported-note.ts';
 import {
   NOT_AN_OMI_EXPORT,
@@ -9,22 +9,27 @@ import {
   omiExportContext,
   readOmiConversation,
 } from './omi-export.ts';
+import { OMI_JSON_THREAD_SOURCE } from './omi-json-thread.source.ts';
+
+const require = createRequire(import.meta.url);
 
 /** The most bytes of the file one conversation may span: past it, the file's reading stops with an error. */
 export const MAX_CONVERSATION_BYTES = 32 * 1024 * 1024;
-/** Read in small pieces: each is parsed on the event loop, so a piece's parse stays within a few milliseconds. */
+/** Read and parsed in pieces of this size in the parsing thread. */
 const PIECE_BYTES = 16 * 1024;
+/** The thread answers with the values of about this much of the file at a time (fewer round trips, bounded). */
+const ANSWER_BYTES = 256 * 1024;
 
 /** One conversation read: its note, or the error naming it, or the error that ends the file. */
 export type OmiStreamPart = { notes: ImportedNote[]; errors: ImportItemError[] };
 
 /**
- * Omi's export read from a file one conversation at a time with @streamparser/json, so memory holds one
- * conversation and the export's `people` and loose `action_items`, never the whole file. The export object is
- * read twice: first for `people` and `action_items` (they may come after `conversations`), then for the
- * conversations; the older bare array once. A conversation without the documented shape is an error naming
- * it and the others are read; JSON that breaks off or goes wrong ends the file with an error naming where,
- * after the conversations before it.
+ * Omi's export read from a file one conversation at a time with @streamparser/json in a thread of its own (at
+ * most MAX_PARSE_THREADS at once), so the event loop never parses and memory holds a few conversations and the
+ * export's `people` and loose `action_items`, never the whole file. The export object is read twice: first for
+ * `people` and `action_items` (they may come after `conversations`), then for the conversations; the older bare
+ * array once. A conversation without the documented shape is an error naming it and the others are read; JSON
+ * that breaks off or goes wrong ends the file with an error naming where, after the conversations before it.
  */
 export async function* streamOmiExport(
   fileName: string,
@@ -40,7 +45,12 @@ export async function* streamOmiExport(
   if (root === 'object') {
     const found: { people?: unknown; action_items?: unknown } = {};
     // Errors are left to the second reading, which reports them after the conversations before them.
-    const scan = values(file, ['$.conversations.*', '$.people', '$.action_items']);
+    // Conversations are parsed only to be dropped (never held whole), and not sent.
+    const scan = values(
+      file,
+      ['$.conversations.*', '$.people', '$.action_items'],
+      ['people', 'action_items'],
+    );
     try {
       for await (const v of scan) {
         if (v.key === 'people' || v.key === 'action_items') found[v.key] = v.value;
@@ -77,14 +87,6 @@ export async function* streamOmiExport(
 class ConversationTooLarge extends Error {}
 class NotUtf8 extends Error {}
 
-function decodeStrictly(decoder: TextDecoder, piece: Buffer | undefined): string {
-  try {
-    return piece ? decoder.decode(piece, { stream: true }) : decoder.decode();
-  } catch {
-    throw new NotUtf8();
-  }
-}
-
 /** Whether the file's JSON starts an array or an object (after a byte-order mark and white space). */
 async function rootKind(file: string): Promise<'array' | 'object' | undefined> {
   const handle = await fsp.open(file, 'r');
@@ -98,47 +100,84 @@ async function rootKind(file: string): Promise<'array' | 'object' | undefined> {
   }
 }
 
-/** The values at `paths`, in file order, each dropped by the parser once given (keepStack: false). */
+/** Omi exports parsed at once: each parse is a thread of its own, and further ones wait for a place. */
+export const MAX_PARSE_THREADS = 2;
+let parseThreads = 0;
+const waitingForThread: (() => void)[] = [];
+
+/** Parsing threads holding a place now, and readings waiting for one. */
+export const parseThreadUse = () => ({ running: parseThreads, waiting: waitingForThread.length });
+
+async function threadPlace(): Promise<() => void> {
+  if (parseThreads >= MAX_PARSE_THREADS) await new Promise<void>((resolve) => waitingForThread.push(resolve));
+  else parseThreads += 1;
+  // A place freed passes straight to the next waiter, so the count never exceeds the cap.
+  return () => {
+    const next = waitingForThread.shift();
+    if (next) next();
+    else parseThreads -= 1;
+  };
+}
+
+type ThreadAnswer = {
+  values: { key: string | number | undefined; value: unknown }[];
+  done?: boolean;
+  error?: { kind: 'too-large' | 'not-utf8' | 'json'; message: string };
+};
+
+/**
+ * The values at `paths` (only those keyed by one of `keys`, when given), in file order, read and parsed in a thread
+ * of their own (omi-json-thread.source.ts) one answer at a time: the thread reads on only when the values given
+ * so far have been taken.
+ */
 async function* values(
   file: string,
   paths: string[],
+  keys?: string[],
 ): AsyncGenerator<{ key: string | number | undefined; value: unknown }> {
-  const parser = new JSONParser({ paths, keepStack: false });
-  const ready: { key: string | number | undefined; value: unknown }[] = [];
-  let failure: Error | undefined;
-  let ended = false;
-  parser.onValue = ({ value, key }) => {
-    ready.push({ key, value });
+  const release = await threadPlace();
+  const answers: (ThreadAnswer | Error)[] = [];
+  let wake: (() => void) | undefined;
+  const push = (answer: ThreadAnswer | Error) => {
+    answers.push(answer);
+    wake?.();
   };
-  parser.onError = (err) => {
-    failure ??= err;
-  };
-  parser.onEnd = () => {
-    ended = true;
-  };
-  const stream = fs.createReadStream(file, { highWaterMark: PIECE_BYTES });
-  stream.on('error', (err) => {
-    failure ??= err;
+  const thread = new Worker(OMI_JSON_THREAD_SOURCE, {
+    eval: true,
+    workerData: {
+      parserPath: require.resolve('@streamparser/json'),
+      file,
+      paths,
+      keys,
+      pieceBytes: PIECE_BYTES,
+      answerBytes: ANSWER_BYTES,
+      maxValueBytes: MAX_CONVERSATION_BYTES,
+      niceIncrement: BACKGROUND_NICE_INCREMENT,
+    },
   });
-  // Decoded here, strictly: a byte that is not UTF-8 is an error, not a replacement character.
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let since = 0;
+  let finished = false;
+  thread.on('message', (answer: ThreadAnswer) => {
+    if (answer.done || answer.error) finished = true;
+    push(answer);
+  });
+  thread.on('error', (err) => push(err));
+  thread.on('exit', () => {
+    if (!finished) push(new Error('the JSON reading thread stopped'));
+  });
   try {
-    for await (const piece of stream as AsyncIterable<Buffer>) {
-      parser.write(decodeStrictly(decoder, piece));
-      // Bytes read since a value last ended: a value that spans more is never held whole.
-      since = ready.length ? 0 : since + piece.length;
-      if (since > MAX_CONVERSATION_BYTES) throw new ConversationTooLarge();
-      for (const v of ready.splice(0)) yield v;
-      if (failure) throw failure;
+    for (;;) {
+      thread.postMessage('more');
+      while (!answers.length) await new Promise<void>((resolve) => (wake = resolve));
+      const answer = answers.shift()!;
+      if (answer instanceof Error) throw answer;
+      for (const v of answer.values) yield v;
+      if (answer.error?.kind === 'too-large') throw new ConversationTooLarge();
+      if (answer.error?.kind === 'not-utf8') throw new NotUtf8();
+      if (answer.error) throw new Error(answer.error.message);
+      if (answer.done) return;
     }
-    if (failure) throw failure;
-    const rest = decodeStrictly(decoder, undefined);
-    if (rest) parser.write(rest);
-    if (!ended && !failure) parser.end();
-    if (failure) throw failure;
-    for (const v of ready.splice(0)) yield v;
   } finally {
-    stream.destroy();
+    await thread.terminate();
+    release();
   }
 }
