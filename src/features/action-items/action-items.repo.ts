@@ -1,4 +1,5 @@
 import { type SqlBool, sql } from 'kysely';
+import { findInSpace } from '../../db/find-in-space.ts';
 import { pagedList } from '../../db/paged-list.ts';
 import type { ActionItemStatus, ActionItemsTable, Db } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
@@ -59,14 +60,7 @@ export const actionItemsRepo = {
         .execute()
     ).map((r) => r.assignee!),
 
-  find: (db: Db, space: Space, id: string) =>
-    db
-      .selectFrom('action_items')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
-      .executeTakeFirst(),
+  find: (db: Db, space: Space, id: string) => findInSpace(db, 'action_items', space, id),
 
   /**
    * Applies a patch in one statement and returns the row after it, or undefined when the id is not in the

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
+import { commonErrors, objectJsonBodyErrors } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import {
@@ -48,9 +48,7 @@ const updateActionItemRoute = (deps: Deps) =>
       },
       responses: {
         200: jsonResponse(ActionItem, 'The whole action item after the update.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
+import { objectJsonBodyErrors } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { AskBody, AskResponse } from './ask.schema.ts';
@@ -30,9 +30,7 @@ const askNotesRoute = (deps: Deps) =>
       request: { body: jsonRequestBody(AskBody) },
       responses: {
         200: jsonResponse(AskResponse, 'The answer with its citations.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { jsonResponse } from '../../http/openapi-content.ts';
-import { commonErrors, documentedError, notFoundError } from '../../http/schemas.ts';
+import { commonErrors, documentedError, objectErrors } from '../../http/schemas.ts';
 import { openapiStreamed } from '../../http/streamed-route.ts';
 import { validationHook } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -85,7 +85,7 @@ const getImportRoute = createRoute(
     summary: 'Get an import',
     description: 'Its status and counts, and the items that failed, each named.',
     request: { params: ImportIdParam },
-    responses: { 200: jsonResponse(Import, 'The import.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(Import, 'The import.'), ...objectErrors },
   }),
 );
 

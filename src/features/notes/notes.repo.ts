@@ -1,4 +1,5 @@
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { findInSpace } from '../../db/find-in-space.ts';
 import type { Database, Db, Dialect, NotesTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
 
@@ -132,14 +133,7 @@ export const notesRepo = {
     return { rows, total: Number(total?.n ?? 0) };
   },
 
-  find: (db: Db, space: Space, id: string) =>
-    db
-      .selectFrom('notes')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
-      .executeTakeFirst(),
+  find: (db: Db, space: Space, id: string) => findInSpace(db, 'notes', space, id),
 
   segments: (db: Db, noteId: string) =>
     db

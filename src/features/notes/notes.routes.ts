@@ -5,11 +5,12 @@ import type { AppEnv } from '../../http/context.ts';
 import { defaultJsonBody, JSON_CONTENT_TYPE, jsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
 import {
-  bodyErrors,
   commonErrors,
   IdempotencyHeaders,
   idempotencyErrors,
-  notFoundError,
+  jsonBodyErrors,
+  objectErrors,
+  objectJsonBodyErrors,
 } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
@@ -57,7 +58,7 @@ const getNoteRoute = createRoute(
     summary: 'Get a note',
     description: 'The note with transcript, action items, highlights and speakers.',
     request: { params: NoteIdParam, query: GetNoteQuery },
-    responses: { 200: jsonResponse(NoteDetail, 'The note.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(NoteDetail, 'The note.'), ...objectErrors },
   }),
 );
 
@@ -77,9 +78,7 @@ const updateNoteRoute = (deps: Deps) =>
       },
       responses: {
         200: jsonResponse(UpdateNoteResponse, 'The updated fields.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );
@@ -93,7 +92,7 @@ const deleteNoteRoute = createRoute(
     summary: 'Delete a note',
     description: 'Permanently deletes the note and its recording, action items, highlights and speakers.',
     request: { params: NoteIdParam },
-    responses: { 200: jsonResponse(DeletedResponse, 'Deleted.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(DeletedResponse, 'Deleted.'), ...objectErrors },
   }),
 );
 
@@ -119,8 +118,7 @@ const createNoteRoute = (deps: Deps) =>
       },
       responses: {
         202: jsonResponse(NoteDetail, 'The note, accepted for processing.', EXAMPLE_NOTE_ACCEPTED),
-        ...commonErrors,
-        ...bodyErrors,
+        ...jsonBodyErrors,
         ...idempotencyErrors,
       },
     }),

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
+import { objectJsonBodyErrors } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { NoteIdParam } from './notes.schema.ts';
@@ -30,9 +30,7 @@ const renameSpeakersRoute = (deps: Deps) =>
       },
       responses: {
         200: jsonResponse(UpdateSpeakersResponse, 'The note id and its speakers after the change.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );

@@ -10,7 +10,7 @@ import {
   documentedError,
   IdempotencyHeaders,
   idempotencyErrors,
-  notFoundError,
+  objectErrors,
 } from '../../http/schemas.ts';
 import { openapiStreamed } from '../../http/streamed-route.ts';
 import { validationHook, zodIssueToError } from '../../http/validation.ts';
@@ -93,7 +93,7 @@ const getRecordingRoute = createRoute(
     summary: 'Get a recording',
     description: 'Type, size and duration of a recording, and its note.',
     request: { params: RecordingIdParam },
-    responses: { 200: jsonResponse(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(Recording, 'The recording.'), ...objectErrors },
   }),
 );
 
@@ -142,8 +142,7 @@ const getRecordingAudioRoute = createRoute(
         headers: audioHeaders(true),
         content: audioContent,
       },
-      ...commonErrors,
-      ...notFoundError,
+      ...objectErrors,
       416: documentedError('The range starts past the end of the file (`Content-Range: bytes */<size>`).'),
     },
   }),

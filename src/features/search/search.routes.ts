@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors } from '../../http/schemas.ts';
+import { jsonBodyErrors } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { SearchBody, SearchResponse } from './search.schema.ts';
@@ -27,8 +27,7 @@ const searchNotesRoute = (deps: Deps) =>
       request: { body: jsonRequestBody(SearchBody) },
       responses: {
         200: jsonResponse(SearchResponse, 'Matching notes, most relevant first.'),
-        ...commonErrors,
-        ...bodyErrors,
+        ...jsonBodyErrors,
       },
     }),
   );

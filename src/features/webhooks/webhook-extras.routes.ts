@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
+import { objectErrors, objectJsonBodyErrors } from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { rotateWebhookSecret, sendTestEvent } from './webhook-extras.service.ts';
@@ -26,8 +26,7 @@ const testWebhookRoute = createRoute(
     request: { params: WebhookIdParam },
     responses: {
       200: jsonResponse(TestDelivery, 'The outcome of the attempt.'),
-      ...commonErrors,
-      ...notFoundError,
+      ...objectErrors,
     },
   }),
 );
@@ -55,9 +54,7 @@ const rotateWebhookSecretRoute = (deps: Deps) =>
           RotatedSecret,
           'The rotation: the generated secret (once) and the end of the overlap.',
         ),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );

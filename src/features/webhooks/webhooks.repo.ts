@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { findInSpace } from '../../db/find-in-space.ts';
 import type { Db, Dialect } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
 import type {
@@ -84,14 +85,7 @@ export const webhooksRepo = {
       .orderBy('id')
       .execute(),
 
-  find: (db: Db, space: Space, id: string) =>
-    webhooksDb(db)
-      .selectFrom('webhooks')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
-      .executeTakeFirst(),
+  find: (db: Db, space: Space, id: string) => findInSpace(webhooksDb(db), 'webhooks', space, id),
 
   update: (
     db: Db,

@@ -3,7 +3,13 @@ import type { Deps } from '../../deps.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors, documentedError, notFoundError } from '../../http/schemas.ts';
+import {
+  commonErrors,
+  documentedError,
+  jsonBodyErrors,
+  objectErrors,
+  objectJsonBodyErrors,
+} from '../../http/schemas.ts';
 import { validationHook } from '../../http/validation.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { webhookExtrasRoutes } from './webhook-extras.routes.ts';
@@ -60,7 +66,7 @@ const getWebhookRoute = createRoute(
     summary: 'Get a webhook',
     description: `One webhook (without its secret).`,
     request: { params: WebhookIdParam },
-    responses: { 200: jsonResponse(Webhook, 'The webhook.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(Webhook, 'The webhook.'), ...objectErrors },
   }),
 );
 
@@ -73,7 +79,7 @@ const deleteWebhookRoute = createRoute(
     summary: 'Delete a webhook',
     description: `Deletes the subscription; deliveries not yet sent are cancelled.`,
     request: { params: WebhookIdParam },
-    responses: { 200: jsonResponse(DeletedWebhook, 'Deleted.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(DeletedWebhook, 'Deleted.'), ...objectErrors },
   }),
 );
 
@@ -92,8 +98,7 @@ const redeliverWebhookDeliveryRoute = createRoute(
     request: { params: DeliveryParams },
     responses: {
       202: jsonResponse(Delivery, 'The new delivery, queued.', EXAMPLE_REDELIVERY),
-      ...commonErrors,
-      ...notFoundError,
+      ...objectErrors,
     },
   }),
 );
@@ -116,8 +121,7 @@ const createWebhookRoute = (deps: Deps) =>
       request: { body: jsonRequestBody(CreateWebhookBody) },
       responses: {
         201: jsonResponse(Webhook, 'The webhook (without its secret).'),
-        ...commonErrors,
-        ...bodyErrors,
+        ...jsonBodyErrors,
         ...webhookLimitError,
       },
     }),
@@ -141,9 +145,7 @@ const updateWebhookRoute = (deps: Deps) =>
       },
       responses: {
         200: jsonResponse(Webhook, 'The updated webhook.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );
@@ -161,8 +163,7 @@ const listWebhookDeliveriesRoute = createRoute(
     request: { params: WebhookIdParam, query: ListDeliveriesQuery },
     responses: {
       200: jsonResponse(DeliveryList, 'A page of deliveries.'),
-      ...commonErrors,
-      ...notFoundError,
+      ...objectErrors,
     },
   }),
 );

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Deps } from '../../../deps.ts';
 import type { AppEnv } from '../../../http/context.ts';
-import { commonErrors, notFoundError } from '../../../http/schemas.ts';
+import { objectErrors } from '../../../http/schemas.ts';
 import { validationHook } from '../../../http/validation.ts';
 import { scopedRoute } from '../../api-keys/scoped-route.ts';
 import { NoteDetail, NoteIdParam } from '../notes.schema.ts';
@@ -46,8 +46,7 @@ const exportNoteRoute = createRoute(
           'application/json': { schema: NoteDetail },
         },
       },
-      ...commonErrors,
-      ...notFoundError,
+      ...objectErrors,
     },
   }),
 );

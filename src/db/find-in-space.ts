@@ -1,0 +1,32 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Space } from '../lib/space.ts';
+import type { Mode } from './schema.ts';
+
+/** The columns that make a row one space's and name it. */
+interface SpaceOwnedRow {
+  id: string;
+  account_id: string;
+  mode: Mode;
+}
+
+/** The tables of `DB` whose rows belong to a space and have an id. */
+type SpaceOwnedTable<DB> = { [T in keyof DB & string]: DB[T] extends SpaceOwnedRow ? T : never }[keyof DB &
+  string];
+
+/** The row with this id in the space, or undefined: a row of another account or mode is not found. */
+export function findInSpace<DB, T extends SpaceOwnedTable<DB>>(
+  db: Kysely<DB>,
+  table: T,
+  space: Space,
+  id: string,
+): Promise<Selectable<DB[T]> | undefined> {
+  // Kysely cannot resolve columns on a table the caller chooses; SpaceOwnedTable guarantees these exist.
+  const owned = db as unknown as Kysely<{ owned: SpaceOwnedRow }>;
+  return owned
+    .selectFrom(table as 'owned')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', space.accountId)
+    .where('mode', '=', space.mode)
+    .executeTakeFirst() as Promise<Selectable<DB[T]> | undefined>;
+}

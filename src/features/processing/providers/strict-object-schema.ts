@@ -1,0 +1,12 @@
+/**
+ * A JSON schema object as strict structured output requires it: every property required, no other allowed.
+ * `required` lists the properties in their order, so the schema sent is the one written out by hand.
+ */
+export function strictObjectSchema<P extends Record<string, unknown>>(properties: P) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: Object.keys(properties) as (keyof P & string)[],
+    properties,
+  } as const;
+}
