@@ -1,5 +1,6 @@
 import { type SqlBool, sql } from 'kysely';
 import { findInSpace } from '../../db/find-in-space.ts';
+import { insertInBatches } from '../../db/insert-in-batches.ts';
 import { pagedList } from '../../db/paged-list.ts';
 import type { ActionItemStatus, ActionItemsTable, Db } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
@@ -17,8 +18,6 @@ export interface ActionItemPatch {
   due?: string | null;
   assignee?: string | null;
 }
-
-const INSERT_BATCH = 500;
 
 function filtered(db: Db, space: Space, f: ActionItemFilters) {
   let query = db
@@ -97,12 +96,6 @@ export const actionItemsRepo = {
       .executeTakeFirst(),
 
   /** Inserts action items (processing extracts them; the test-mode seed writes them directly). */
-  async insert(db: Db, rows: ActionItemsTable[]) {
-    for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-      await db
-        .insertInto('action_items')
-        .values(rows.slice(i, i + INSERT_BATCH))
-        .execute();
-    }
-  },
+  insert: (db: Db, rows: ActionItemsTable[]) =>
+    insertInBatches(rows, (batch) => db.insertInto('action_items').values(batch).execute()),
 };
