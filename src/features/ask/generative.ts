@@ -6,7 +6,7 @@ import {
   answerReserve,
   smallerWindow,
 } from '../processing/providers/openai-analyzer.ts';
-import { strictObjectSchema } from '../processing/providers/strict-object-schema.ts';
+import { strictArraySchema, strictObjectSchema } from '../processing/providers/strict-object-schema.ts';
 import {
   ContextOverflowError,
   providerFacts,
@@ -38,19 +38,13 @@ export const ASK_SYSTEM_PROMPT = [
 
 export const ASK_JSON_SCHEMA = strictObjectSchema({
   answered: { type: 'boolean', description: 'False when the lines do not answer the question.' },
-  sentences: {
-    type: 'array',
-    items: strictObjectSchema({
-      text: { type: 'string', description: 'One sentence of the answer, without citation marks.' },
-      citations: {
-        type: 'array',
-        items: strictObjectSchema({
-          line: { type: 'integer', description: 'The [n] number of the supporting line.' },
-          quote: { type: 'string', description: 'Words copied exactly from that line.' },
-        }),
-      },
+  sentences: strictArraySchema({
+    text: { type: 'string', description: 'One sentence of the answer, without citation marks.' },
+    citations: strictArraySchema({
+      line: { type: 'integer', description: 'The [n] number of the supporting line.' },
+      quote: { type: 'string', description: 'Words copied exactly from that line.' },
     }),
-  },
+  }),
 });
 
 const ModelAnswer = z.object({

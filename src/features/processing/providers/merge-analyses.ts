@@ -3,7 +3,7 @@ import { isCalendarDate } from '../../../lib/time.ts';
 import type { ExtractedActionItem } from '../extract-action-items.ts';
 import { MAX_TITLE_LENGTH } from '../make-title.ts';
 import { truncateText } from '../sentences.ts';
-import { strictObjectSchema } from './strict-object-schema.ts';
+import { strictArraySchema, strictObjectSchema } from './strict-object-schema.ts';
 
 /** The notes of consecutive parts of one meeting, to be merged into one (title, summary, action items). */
 export interface PartNotes {
@@ -35,17 +35,14 @@ export const MERGE_JSON_SCHEMA = strictObjectSchema({
     description: `What the whole meeting was about, at most ${MAX_TITLE_LENGTH} characters.`,
   },
   summary: SUMMARY_PROPERTY,
-  action_items: {
-    type: 'array',
-    items: strictObjectSchema({
-      ...ACTION_ITEM_PROPERTIES,
-      sources: {
-        type: 'array',
-        items: { type: 'integer' },
-        description: 'The numbers (#n) of every candidate task this item stands for.',
-      },
-    }),
-  },
+  action_items: strictArraySchema({
+    ...ACTION_ITEM_PROPERTIES,
+    sources: {
+      type: 'array',
+      items: { type: 'integer' },
+      description: 'The numbers (#n) of every candidate task this item stands for.',
+    },
+  }),
 });
 
 /** What a part's analysis and the merge both answer: a title, a summary and action items (shape only). */

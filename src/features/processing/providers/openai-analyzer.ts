@@ -23,7 +23,7 @@ import {
   SUMMARY_PROPERTY,
 } from './merge-analyses.ts';
 import { ProviderError } from './provider-error.ts';
-import { strictObjectSchema } from './strict-object-schema.ts';
+import { strictArraySchema, strictObjectSchema } from './strict-object-schema.ts';
 import {
   ContextOverflowError,
   type ProviderFacts,
@@ -43,14 +43,11 @@ export const ANALYSIS_JSON_SCHEMA = strictObjectSchema({
     description: `What the meeting was about, at most ${MAX_TITLE_LENGTH} characters.`,
   },
   summary: SUMMARY_PROPERTY,
-  action_items: { type: 'array', items: strictObjectSchema(ACTION_ITEM_PROPERTIES) },
-  highlights: {
-    type: 'array',
-    items: strictObjectSchema({
-      segment: { type: 'integer', description: 'The [n] number of the transcript line.' },
-      text: { type: 'string', description: 'The moment, in one sentence.' },
-    }),
-  },
+  action_items: strictArraySchema(ACTION_ITEM_PROPERTIES),
+  highlights: strictArraySchema({
+    segment: { type: 'integer', description: 'The [n] number of the transcript line.' },
+    text: { type: 'string', description: 'The moment, in one sentence.' },
+  }),
 });
 
 /** The answer as validated: the shape must hold exactly; values are normalised afterwards. */

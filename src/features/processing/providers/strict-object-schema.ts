@@ -10,3 +10,8 @@ export function strictObjectSchema<P extends Record<string, unknown>>(properties
     properties,
   } as const;
 }
+
+/** An array of strict objects with these properties. */
+export function strictArraySchema<P extends Record<string, unknown>>(properties: P) {
+  return { type: 'array', items: strictObjectSchema(properties) } as const;
+}
