@@ -55,6 +55,10 @@ export const jsonBodyErrors = { ...commonErrors, ...bodyErrors } as const;
 /** Error responses of an operation on one object named in its path that reads a JSON body. */
 export const objectJsonBodyErrors = { ...commonErrors, ...notFoundError, ...bodyErrors } as const;
 
+/** A file field of a multipart form: documented as binary (`as never`: zod-openapi types the field as a string). */
+export const fileFormField = (description: string) =>
+  z.string().openapi({ type: 'string', format: 'binary', description } as never);
+
 /** Optional `Idempotency-Key` header of POST operations that create something. */
 export const IdempotencyHeaders = z.object({
   'idempotency-key': z
