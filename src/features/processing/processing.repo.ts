@@ -1,23 +1,14 @@
 import { insertInBatches } from '../../db/insert-in-batches.ts';
 import type { ActionItemsTable, Db, HighlightsTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
+import { NOTE_CONTENT_COLUMNS } from '../notes/note-columns.ts';
 
 /** Every column of a note but the dialect-specific ones (seq, PostgreSQL's search_vector). */
 const NOTE_COLUMNS = [
   'id',
   'account_id',
   'mode',
-  'recording_id',
-  'status',
-  'failure_reason',
-  'title',
-  'title_locked',
-  'summary',
-  'transcript',
-  'duration_seconds',
-  'tags',
-  'created_at',
-  'updated_at',
+  ...NOTE_CONTENT_COLUMNS,
   'language',
   'analysis_notes',
 ] as const;
