@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely';
-import { findInSpace } from '../../db/find-in-space.ts';
+import { findInSpace, inSpace } from '../../db/in-space.ts';
 import { insertInBatches } from '../../db/insert-in-batches.ts';
 import { pagedList } from '../../db/paged-list.ts';
 import type { ActionItemStatus, ActionItemsTable, Db } from '../../db/schema.ts';
@@ -20,10 +20,7 @@ export interface ActionItemPatch {
 }
 
 function filtered(db: Db, space: Space, f: ActionItemFilters) {
-  let query = db
-    .selectFrom('action_items')
-    .where('account_id', '=', space.accountId)
-    .where('mode', '=', space.mode);
+  let query = db.selectFrom('action_items').where(inSpace(space));
   if (f.status) query = query.where('status', '=', f.status);
   if (f.noteId !== undefined) query = query.where('note_id', '=', f.noteId);
   if (f.assignees !== undefined) {
@@ -53,8 +50,7 @@ export const actionItemsRepo = {
         .selectFrom('action_items')
         .select('assignee')
         .distinct()
-        .where('account_id', '=', space.accountId)
-        .where('mode', '=', space.mode)
+        .where(inSpace(space))
         .where('assignee', 'is not', null)
         .execute()
     ).map((r) => r.assignee!),
@@ -90,8 +86,7 @@ export const actionItemsRepo = {
           : {}),
       }))
       .where('id', '=', id)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .returningAll()
       .executeTakeFirst(),
 

@@ -1,3 +1,4 @@
+import { inSpace } from '../../db/in-space.ts';
 import type { Db } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
 import { NOTE_CONTENT_COLUMNS } from '../notes/note-columns.ts';
@@ -9,8 +10,7 @@ export const accountExportRepo = {
     db
       .selectFrom('notes')
       .select('id')
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('id', '>', after)
       .orderBy('id')
       .limit(limit)
@@ -21,8 +21,7 @@ export const accountExportRepo = {
       .selectFrom('notes')
       .select(['id', ...NOTE_CONTENT_COLUMNS, 'source', 'source_id', 'language', 'analysis_notes'])
       .where('id', '=', id)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .executeTakeFirst();
     if (!note) return undefined;
     const [segments, speakers, highlights, actionItems, recording] = await Promise.all([
@@ -66,8 +65,7 @@ export const accountExportRepo = {
               'language',
             ])
             .where('id', '=', note.recording_id)
-            .where('account_id', '=', space.accountId)
-            .where('mode', '=', space.mode)
+            .where(inSpace(space))
             .executeTakeFirst()
         : undefined,
     ]);

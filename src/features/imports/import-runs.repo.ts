@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
-import { findInSpace } from '../../db/find-in-space.ts';
+import { findInSpace } from '../../db/in-space.ts';
 import type { Database, Db, ImportsTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
 

@@ -1,3 +1,4 @@
+import { inSpace } from '../../db/in-space.ts';
 import { INSERT_BATCH, insertInBatches } from '../../db/insert-in-batches.ts';
 import type { ActionItemsTable, Db, HighlightsTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
@@ -9,8 +10,7 @@ export const importsRepo = {
     db
       .selectFrom('notes')
       .select('id')
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('source', '=', source)
       .where('source_id', '=', sourceId)
       .executeTakeFirst(),

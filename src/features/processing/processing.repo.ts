@@ -1,3 +1,4 @@
+import { inSpace } from '../../db/in-space.ts';
 import { insertInBatches } from '../../db/insert-in-batches.ts';
 import type { ActionItemsTable, Db, HighlightsTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
@@ -37,8 +38,7 @@ export const processingRepo = {
         updated_at: result.now,
       }))
       .where('id', '=', noteId)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('status', '!=', 'ready')
       .returning(NOTE_COLUMNS)
       .executeTakeFirst(),
@@ -53,8 +53,7 @@ export const processingRepo = {
       .updateTable('notes')
       .set({ status: 'failed', failure_reason: reason, updated_at: now })
       .where('id', '=', noteId)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('status', '=', 'processing')
       .returning(NOTE_COLUMNS)
       .executeTakeFirst(),
@@ -65,8 +64,7 @@ export const processingRepo = {
       .selectFrom('recordings')
       .select(['id', 'storage_key', 'content_type', 'duration_seconds', 'language'])
       .where('id', '=', recordingId)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .executeTakeFirst(),
 
   /**
@@ -93,8 +91,7 @@ export const processingRepo = {
         updated_at: result.now,
       })
       .where('id', '=', noteId)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('status', '=', 'processing')
       .where((eb) =>
         eb.not(eb.exists(eb.selectFrom('segments').select('note_id').where('note_id', '=', noteId))),

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { findInSpace } from '../../db/find-in-space.ts';
+import { findInSpace, inSpace } from '../../db/in-space.ts';
 import type { Db, Dialect } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
 import type {
@@ -39,8 +39,7 @@ export const webhooksRepo = {
     const rows = await webhooksDb(db)
       .selectFrom('webhooks')
       .select('id')
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .limit(limit)
       .execute();
     return rows.length;
@@ -79,8 +78,7 @@ export const webhooksRepo = {
     webhooksDb(db)
       .selectFrom('webhooks')
       .selectAll()
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .orderBy('created_at')
       .orderBy('id')
       .execute(),

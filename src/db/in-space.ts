@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import type { Space } from '../lib/space.ts';
 import type { Mode } from './schema.ts';
 
@@ -13,6 +13,14 @@ interface SpaceOwnedRow {
 type SpaceOwnedTable<DB> = { [T in keyof DB & string]: DB[T] extends SpaceOwnedRow ? T : never }[keyof DB &
   string];
 
+/**
+ * The condition that keeps a query to one space's rows, for `.where(inSpace(space))` on a table with
+ * `account_id` and `mode` (unqualified: name the columns yourself where a join makes them ambiguous).
+ */
+export function inSpace(space: Space): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref('account_id')} = ${space.accountId} and ${sql.ref('mode')} = ${space.mode}`;
+}
+
 /** The row with this id in the space, or undefined: a row of another account or mode is not found. */
 export function findInSpace<DB, T extends SpaceOwnedTable<DB>>(
   db: Kysely<DB>,
@@ -26,7 +34,6 @@ export function findInSpace<DB, T extends SpaceOwnedTable<DB>>(
     .selectFrom(table as 'owned')
     .selectAll()
     .where('id', '=', id)
-    .where('account_id', '=', space.accountId)
-    .where('mode', '=', space.mode)
+    .where(inSpace(space))
     .executeTakeFirst() as Promise<Selectable<DB[T]> | undefined>;
 }
