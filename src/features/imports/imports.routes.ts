@@ -1,11 +1,11 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { Deps } from '../../deps.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { jsonResponse } from '../../http/openapi-content.ts';
 import { commonErrors, documentedError, objectErrors } from '../../http/schemas.ts';
 import { openapiStreamed } from '../../http/streamed-route.ts';
-import { validationHook } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { isMultipart, withMultipartUpload } from '../recordings/multipart-upload.ts';
@@ -91,7 +91,7 @@ const getImportRoute = createRoute(
 
 /** /v1/imports: start an import of an uploaded export, and follow it. */
 export function importsRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
 
   openapiStreamed(app, createImportRoute(deps), async (c) => {
     const upload = c.get('upload');

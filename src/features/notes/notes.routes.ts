@@ -1,7 +1,7 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { TypedResponse } from 'hono';
 import type { Deps } from '../../deps.ts';
-import type { AppEnv } from '../../http/context.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import { defaultJsonBody, JSON_CONTENT_TYPE, jsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
 import {
@@ -12,7 +12,6 @@ import {
   objectErrors,
   objectJsonBodyErrors,
 } from '../../http/schemas.ts';
-import { validationHook } from '../../http/validation.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
 import { transcriptBody, transcriptBodyLimit } from '../transcripts/transcript-body.ts';
@@ -126,7 +125,7 @@ const createNoteRoute = (deps: Deps) =>
 
 /** /v1/notes: list, get, create, update, delete. Routes parse, call the service, shape nothing else. */
 export function notesRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
 
   app.openapi(listNotesRoute, async (c) =>
     c.json(await listNotes(deps, c.get('actor'), c.req.valid('query')), 200),

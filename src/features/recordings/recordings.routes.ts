@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Deps } from '../../deps.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import { jsonResponse } from '../../http/openapi-content.ts';
@@ -197,7 +198,7 @@ const uploadRecordingRoute = (deps: Deps) =>
 
 /** /v1/recordings: ingest (audio upload or transcript), list, get, download the audio. */
 export function recordingsRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
 
   openapiStreamed(app, uploadRecordingRoute(deps), async (c) => {
     const actor = c.get('actor');

@@ -1,6 +1,6 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
-import type { AppEnv } from '../../http/context.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
 import {
@@ -10,7 +10,6 @@ import {
   objectErrors,
   objectJsonBodyErrors,
 } from '../../http/schemas.ts';
-import { validationHook } from '../../http/validation.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { webhookExtrasRoutes } from './webhook-extras.routes.ts';
 import {
@@ -170,7 +169,7 @@ const listWebhookDeliveriesRoute = createRoute(
 
 /** /v1/webhooks: subscriptions, their delivery log and redelivery. Routes parse, call the service, nothing else. */
 export function webhooksRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
   app.openapi(createWebhookRoute(deps), async (c) =>
     c.json(await createWebhook(deps, c.get('actor'), c.req.valid('json')), 201),
   );
