@@ -14,7 +14,7 @@ import {
   objectErrors,
 } from '../../http/schemas.ts';
 import { openapiStreamed } from '../../http/streamed-route.ts';
-import { validationHook, zodIssueToError } from '../../http/validation.ts';
+import { zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
 import { EXAMPLE } from '../../lib/schemas/examples.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
