@@ -1,4 +1,3 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'kysely';
 import type { Deps } from './deps.ts';
 import { actionItemsRoutes } from './features/action-items/action-items.routes.ts';
@@ -15,7 +14,7 @@ import { searchRoutes } from './features/search/search.routes.ts';
 import { ensureSeeded } from './features/test-mode/seed.service.ts';
 import { documentWebhookEvents } from './features/webhooks/webhooks.openapi.ts';
 import { webhooksRoutes } from './features/webhooks/webhooks.routes.ts';
-import type { AppEnv } from './http/context.ts';
+import { apiRouter } from './http/api-router.ts';
 import { docsRoutes } from './http/docs.routes.ts';
 import { errorResponse, toAppError } from './http/errors.ts';
 import { mountMetrics } from './http/metrics.ts';
@@ -23,12 +22,11 @@ import { requestContext } from './http/middleware.ts';
 import { routeNotFound } from './http/not-found.ts';
 import { documentApi } from './http/openapi-document.ts';
 import { rateLimit } from './http/rate-limit.ts';
-import { validationHook } from './http/validation.ts';
 import { AppError } from './lib/errors.ts';
 
 /** Builds the whole HTTP app: request id → auth → rate limit → feature routes, one error handler. */
 export function buildApp(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
 
   app.use('*', requestContext(deps));
   mountMetrics(app, deps);
@@ -62,7 +60,7 @@ export function buildApp(deps: Deps) {
   // The rendered reference of that document, no key needed; `/` points to it until the dashboard takes `/`.
   app.route('/', docsRoutes());
 
-  const v1 = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const v1 = apiRouter();
   v1.use('*', authenticate(deps));
   v1.use(
     '*',

@@ -1,6 +1,5 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
 import type { Mode } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
@@ -11,6 +10,7 @@ import { exportableNoteIds, exportNote } from '../features/notes/export/export.s
 import { EXPORT_FORMATS, type ExportFormat } from '../features/notes/export/export-formats.ts';
 import { parseRangeBound } from '../lib/time.ts';
 import { print, printJson, UsageError, withDatabase } from './context.ts';
+import { stderrProgressBar } from './stderr-progress-bar.ts';
 
 export interface ExportOptions {
   account?: string;
@@ -159,15 +159,7 @@ export async function exportWholeAccount(ctx: Deps, dir: string, account?: strin
 /** A progress bar on stderr when it is a terminal; nothing otherwise (scripts read the summary on stdout). */
 function progressBar() {
   const tty = process.stderr.isTTY === true;
-  const bar = new cliProgress.SingleBar(
-    {
-      stream: process.stderr,
-      format: 'exporting [{bar}] {value}/{total} {file}',
-      hideCursor: true,
-      clearOnComplete: false,
-    },
-    cliProgress.Presets.shades_classic,
-  );
+  const bar = stderrProgressBar('exporting [{bar}] {value}/{total} {file}');
   let started = false;
   return {
     update: (done: number, total: number, file: string) => {

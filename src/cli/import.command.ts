@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import type { Mode } from '../db/schema.ts';
@@ -34,6 +33,7 @@ import { runDueJobs } from '../jobs/worker.ts';
 import { AppError } from '../lib/errors.ts';
 import { createLogger } from '../lib/logger.ts';
 import { print, printJson, UsageError, withDatabase } from './context.ts';
+import { stderrProgressBar } from './stderr-progress-bar.ts';
 
 /** Extensions taken as audio (the bytes decide the format; a file that is not audio fails with the reason). */
 const AUDIO_EXTENSIONS = new Set([
@@ -289,15 +289,7 @@ interface ExportProgress {
 /** A progress bar over the export's files on stderr when it is a terminal, else one line per item. */
 function exportBar(totalFiles: number): ExportProgress {
   const tty = process.stderr.isTTY === true;
-  const bar = new cliProgress.SingleBar(
-    {
-      stream: process.stderr,
-      format: 'importing [{bar}] {value}/{total} files, {items} items {status}',
-      hideCursor: true,
-      clearOnComplete: false,
-    },
-    cliProgress.Presets.shades_classic,
-  );
+  const bar = stderrProgressBar('importing [{bar}] {value}/{total} files, {items} items {status}');
   let files = 0;
   let items = 0;
   let status = '';
@@ -546,15 +538,7 @@ async function processImported(
 /** A progress bar on stderr when it is a terminal; otherwise one line per file. */
 function progressBar(total: number, label = 'importing') {
   const tty = process.stderr.isTTY === true;
-  const bar = new cliProgress.SingleBar(
-    {
-      stream: process.stderr,
-      format: `${label} [{bar}] {value}/{total} {status}`,
-      hideCursor: true,
-      clearOnComplete: false,
-    },
-    cliProgress.Presets.shades_classic,
-  );
+  const bar = stderrProgressBar(`${label} [{bar}] {value}/{total} {status}`);
   if (tty) bar.start(total, 0, { status: '' });
   return {
     update(done: number, result?: ImportOutcome) {

@@ -25,6 +25,25 @@ async function countByStatus(deps: Deps, table: 'jobs' | 'deliveries'): Promise<
   return new Map(rows.map((r) => [r.status, Number(r.n)]));
 }
 
+/** A gauge of a table's rows by status; every known state is reported, 0 when it has no rows. */
+function statusGauge(
+  deps: Deps,
+  registry: Registry,
+  gauge: { name: string; help: string; table: 'jobs' | 'deliveries'; states: readonly string[] },
+): void {
+  new Gauge({
+    name: gauge.name,
+    help: gauge.help,
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const counts = await countByStatus(deps, gauge.table);
+      for (const state of new Set([...gauge.states, ...counts.keys()]))
+        this.set({ state }, counts.get(state) ?? 0);
+    },
+  });
+}
+
 /** Route templates matched by apps mounted inside this one (the dashboard), by request. */
 const routeLabels = new WeakMap<Request, string>();
 
@@ -61,29 +80,17 @@ export function mountMetrics(app: OpenAPIHono<AppEnv>, deps: Deps): void {
     registers: [registry],
   });
 
-  const JOB_STATES = ['queued', 'running', 'done', 'failed'];
-  const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled'];
-  new Gauge({
+  statusGauge(deps, registry, {
     name: 'minutes_jobs',
     help: 'Background jobs (processing) by state.',
-    labelNames: ['state'],
-    registers: [registry],
-    async collect() {
-      const counts = await countByStatus(deps, 'jobs');
-      for (const state of new Set([...JOB_STATES, ...counts.keys()]))
-        this.set({ state }, counts.get(state) ?? 0);
-    },
+    table: 'jobs',
+    states: ['queued', 'running', 'done', 'failed'],
   });
-  new Gauge({
+  statusGauge(deps, registry, {
     name: 'minutes_webhook_deliveries',
     help: 'Webhook deliveries by state.',
-    labelNames: ['state'],
-    registers: [registry],
-    async collect() {
-      const counts = await countByStatus(deps, 'deliveries');
-      for (const state of new Set([...DELIVERY_STATES, ...counts.keys()]))
-        this.set({ state }, counts.get(state) ?? 0);
-    },
+    table: 'deliveries',
+    states: ['pending', 'succeeded', 'failed', 'cancelled'],
   });
   new Gauge({
     name: 'minutes_queue_depth',

@@ -40,11 +40,24 @@ export const commonErrors = {
   ),
 } as const;
 
-export const notFoundError = { 404: documentedError('No such object in this account and mode.') } as const;
-export const bodyErrors = {
+const notFoundError = { 404: documentedError('No such object in this account and mode.') } as const;
+const bodyErrors = {
   413: documentedError('The body is larger than allowed.'),
   415: documentedError('Content-Type is not application/json.'),
 } as const;
+
+/** Error responses of an operation on one object named in its path: the common ones and 404. */
+export const objectErrors = { ...commonErrors, ...notFoundError } as const;
+
+/** Error responses of an operation that reads a JSON body: the common ones, 413 and 415. */
+export const jsonBodyErrors = { ...commonErrors, ...bodyErrors } as const;
+
+/** Error responses of an operation on one object named in its path that reads a JSON body. */
+export const objectJsonBodyErrors = { ...commonErrors, ...notFoundError, ...bodyErrors } as const;
+
+/** A file field of a multipart form: documented as binary (`as never`: zod-openapi types the field as a string). */
+export const fileFormField = (description: string) =>
+  z.string().openapi({ type: 'string', format: 'binary', description } as never);
 
 /** Optional `Idempotency-Key` header of POST operations that create something. */
 export const IdempotencyHeaders = z.object({

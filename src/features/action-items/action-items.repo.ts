@@ -1,4 +1,6 @@
 import { type SqlBool, sql } from 'kysely';
+import { findInSpace, inSpace } from '../../db/in-space.ts';
+import { insertInBatches } from '../../db/insert-in-batches.ts';
 import { pagedList } from '../../db/paged-list.ts';
 import type { ActionItemStatus, ActionItemsTable, Db } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
@@ -17,13 +19,8 @@ export interface ActionItemPatch {
   assignee?: string | null;
 }
 
-const INSERT_BATCH = 500;
-
 function filtered(db: Db, space: Space, f: ActionItemFilters) {
-  let query = db
-    .selectFrom('action_items')
-    .where('account_id', '=', space.accountId)
-    .where('mode', '=', space.mode);
+  let query = db.selectFrom('action_items').where(inSpace(space));
   if (f.status) query = query.where('status', '=', f.status);
   if (f.noteId !== undefined) query = query.where('note_id', '=', f.noteId);
   if (f.assignees !== undefined) {
@@ -53,20 +50,12 @@ export const actionItemsRepo = {
         .selectFrom('action_items')
         .select('assignee')
         .distinct()
-        .where('account_id', '=', space.accountId)
-        .where('mode', '=', space.mode)
+        .where(inSpace(space))
         .where('assignee', 'is not', null)
         .execute()
     ).map((r) => r.assignee!),
 
-  find: (db: Db, space: Space, id: string) =>
-    db
-      .selectFrom('action_items')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
-      .executeTakeFirst(),
+  find: (db: Db, space: Space, id: string) => findInSpace(db, 'action_items', space, id),
 
   /**
    * Applies a patch in one statement and returns the row after it, or undefined when the id is not in the
@@ -97,18 +86,11 @@ export const actionItemsRepo = {
           : {}),
       }))
       .where('id', '=', id)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .returningAll()
       .executeTakeFirst(),
 
   /** Inserts action items in batches (the tests build their fixtures with it). */
-  async insert(db: Db, rows: ActionItemsTable[]) {
-    for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-      await db
-        .insertInto('action_items')
-        .values(rows.slice(i, i + INSERT_BATCH))
-        .execute();
-    }
-  },
+  insert: (db: Db, rows: ActionItemsTable[]) =>
+    insertInBatches(rows, (batch) => db.insertInto('action_items').values(batch).execute()),
 };

@@ -1,10 +1,9 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
-import type { AppEnv } from '../../http/context.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
-import { validationHook } from '../../http/validation.ts';
+import { commonErrors, objectJsonBodyErrors } from '../../http/schemas.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import {
   ActionItem,
@@ -48,16 +47,14 @@ const updateActionItemRoute = (deps: Deps) =>
       },
       responses: {
         200: jsonResponse(ActionItem, 'The whole action item after the update.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );
 
 /** /v1/action-items: list across notes, update one. Routes parse, call the service, shape nothing else. */
 export function actionItemsRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
 
   app.openapi(listActionItemsRoute, async (c) =>
     c.json(await listActionItems(deps, c.get('actor'), c.req.valid('query')), 200),

@@ -1,10 +1,9 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
-import type { AppEnv } from '../../http/context.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
-import { validationHook } from '../../http/validation.ts';
+import { objectJsonBodyErrors } from '../../http/schemas.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { AskBody, AskResponse } from './ask.schema.ts';
 import { askNotes } from './ask.service.ts';
@@ -30,18 +29,13 @@ const askNotesRoute = (deps: Deps) =>
       request: { body: jsonRequestBody(AskBody) },
       responses: {
         200: jsonResponse(AskResponse, 'The answer with its citations.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );
 
 /** POST /v1/ask. */
-export function askRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.openapi(askNotesRoute(deps), async (c) =>
+export const askRoutes = (deps: Deps) =>
+  apiRouter().openapi(askNotesRoute(deps), async (c) =>
     c.json(await askNotes(deps, c.get('actor'), c.req.valid('json')), 200),
   );
-  return app;
-}

@@ -6,6 +6,7 @@ import {
   answerReserve,
   smallerWindow,
 } from '../processing/providers/openai-analyzer.ts';
+import { strictArraySchema, strictObjectSchema } from '../processing/providers/strict-object-schema.ts';
 import {
   ContextOverflowError,
   providerFacts,
@@ -35,37 +36,16 @@ export const ASK_SYSTEM_PROMPT = [
   '- Write in the language of the question.',
 ].join('\n');
 
-export const ASK_JSON_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['answered', 'sentences'],
-  properties: {
-    answered: { type: 'boolean', description: 'False when the lines do not answer the question.' },
-    sentences: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['text', 'citations'],
-        properties: {
-          text: { type: 'string', description: 'One sentence of the answer, without citation marks.' },
-          citations: {
-            type: 'array',
-            items: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['line', 'quote'],
-              properties: {
-                line: { type: 'integer', description: 'The [n] number of the supporting line.' },
-                quote: { type: 'string', description: 'Words copied exactly from that line.' },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
-} as const;
+export const ASK_JSON_SCHEMA = strictObjectSchema({
+  answered: { type: 'boolean', description: 'False when the lines do not answer the question.' },
+  sentences: strictArraySchema({
+    text: { type: 'string', description: 'One sentence of the answer, without citation marks.' },
+    citations: strictArraySchema({
+      line: { type: 'integer', description: 'The [n] number of the supporting line.' },
+      quote: { type: 'string', description: 'Words copied exactly from that line.' },
+    }),
+  }),
+});
 
 const ModelAnswer = z.object({
   answered: z.boolean(),

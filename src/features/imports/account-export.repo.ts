@@ -1,5 +1,7 @@
+import { inSpace } from '../../db/in-space.ts';
 import type { Db } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
+import { NOTE_CONTENT_COLUMNS } from '../notes/note-columns.ts';
 
 /** Reads of a whole account for its lossless export: every column, a page of notes at a time. */
 export const accountExportRepo = {
@@ -8,8 +10,7 @@ export const accountExportRepo = {
     db
       .selectFrom('notes')
       .select('id')
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('id', '>', after)
       .orderBy('id')
       .limit(limit)
@@ -18,27 +19,9 @@ export const accountExportRepo = {
   async note(db: Db, space: Space, id: string) {
     const note = await db
       .selectFrom('notes')
-      .select([
-        'id',
-        'recording_id',
-        'status',
-        'failure_reason',
-        'title',
-        'title_locked',
-        'summary',
-        'transcript',
-        'duration_seconds',
-        'tags',
-        'created_at',
-        'updated_at',
-        'source',
-        'source_id',
-        'language',
-        'analysis_notes',
-      ])
+      .select(['id', ...NOTE_CONTENT_COLUMNS, 'source', 'source_id', 'language', 'analysis_notes'])
       .where('id', '=', id)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .executeTakeFirst();
     if (!note) return undefined;
     const [segments, speakers, highlights, actionItems, recording] = await Promise.all([
@@ -82,8 +65,7 @@ export const accountExportRepo = {
               'language',
             ])
             .where('id', '=', note.recording_id)
-            .where('account_id', '=', space.accountId)
-            .where('mode', '=', space.mode)
+            .where(inSpace(space))
             .executeTakeFirst()
         : undefined,
     ]);

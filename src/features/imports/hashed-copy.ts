@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { type Readable, Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { measuringStream } from '../storage/measuring-stream.ts';
 
 /** What a copy wrote: its size and SHA-256 (hex), measured on the bytes as they passed. */
 export interface CopiedFile {
@@ -16,27 +16,17 @@ export interface CopiedFile {
  * copy that fails removes what it wrote.
  */
 export async function copyHashed(open: () => Promise<Readable>, target: string): Promise<CopiedFile> {
-  const hash = createHash('sha256');
-  let size = 0;
   const source = await open();
   // pipeline listens from here; this covers the moment before it does.
   source.on('error', () => {});
+  const { stream: measuring, measured } = measuringStream();
   try {
-    await pipeline(
-      source,
-      new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          hash.update(chunk);
-          size += chunk.byteLength;
-          done(null, chunk);
-        },
-      }),
-      fs.createWriteStream(target, { mode: 0o600 }),
-    );
+    await pipeline(source, measuring, fs.createWriteStream(target, { mode: 0o600 }));
   } catch (err) {
     source.destroy();
     await fsp.rm(target, { force: true });
     throw err;
   }
-  return { size_bytes: size, sha256: hash.digest('hex') };
+  const { size, sha256 } = measured();
+  return { size_bytes: size, sha256 };
 }

@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import { findInSpace } from '../../db/in-space.ts';
 import type { Database, Db, ImportsTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
 
@@ -37,14 +38,7 @@ export const importRunsRepo = {
   byId: (db: Db, id: string) => db.selectFrom('imports').selectAll().where('id', '=', id).executeTakeFirst(),
 
   /** The import of this space, if it is one (another account's or the other mode's id finds nothing). */
-  inSpace: (db: Db, space: Space, id: string) =>
-    db
-      .selectFrom('imports')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
-      .executeTakeFirst(),
+  inSpace: (db: Db, space: Space, id: string) => findInSpace(db, 'imports', space, id),
 
   errorsOf: (db: Db, id: string) =>
     db

@@ -1,12 +1,7 @@
+import { inSpace } from '../../db/in-space.ts';
+import { INSERT_BATCH, insertInBatches } from '../../db/insert-in-batches.ts';
 import type { ActionItemsTable, Db, HighlightsTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
-
-/** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound parameters. */
-const INSERT_BATCH = 500;
-
-async function insertInBatches<T>(rows: readonly T[], insert: (batch: T[]) => Promise<unknown>) {
-  for (let i = 0; i < rows.length; i += INSERT_BATCH) await insert(rows.slice(i, i + INSERT_BATCH));
-}
 
 /** Reads and writes of imported notes beyond what notesRepo does. */
 export const importsRepo = {
@@ -15,8 +10,7 @@ export const importsRepo = {
     db
       .selectFrom('notes')
       .select('id')
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('source', '=', source)
       .where('source_id', '=', sourceId)
       .executeTakeFirst(),

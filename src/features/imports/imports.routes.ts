@@ -1,11 +1,11 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { Deps } from '../../deps.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { jsonResponse } from '../../http/openapi-content.ts';
-import { commonErrors, documentedError, notFoundError } from '../../http/schemas.ts';
+import { commonErrors, documentedError, objectErrors } from '../../http/schemas.ts';
 import { openapiStreamed } from '../../http/streamed-route.ts';
-import { validationHook } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { isMultipart, withMultipartUpload } from '../recordings/multipart-upload.ts';
@@ -85,13 +85,13 @@ const getImportRoute = createRoute(
     summary: 'Get an import',
     description: 'Its status and counts, and the items that failed, each named.',
     request: { params: ImportIdParam },
-    responses: { 200: jsonResponse(Import, 'The import.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(Import, 'The import.'), ...objectErrors },
   }),
 );
 
 /** /v1/imports: start an import of an uploaded export, and follow it. */
 export function importsRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
 
   openapiStreamed(app, createImportRoute(deps), async (c) => {
     const upload = c.get('upload');

@@ -1,15 +1,13 @@
 import { z } from '@hono/zod-openapi';
+import { fileFormField } from '../../http/schemas.ts';
 
 const EXAMPLE_IMPORT_ID = 'imp_3kTMd9Qw0aZr8XbY2cVn5LpE';
 
 export const ImportUpload = z
   .object({
-    file: z.string().openapi({
-      type: 'string',
-      format: 'binary',
-      description:
-        'The export: a Limitless export ZIP (`lifelogs/*.md`), an Omi export (JSON: "Export All Data" or an array of conversations), or a Minutes account export (ZIP of `minutes export --all`).',
-    } as never),
+    file: fileFormField(
+      'The export: a Limitless export ZIP (`lifelogs/*.md`), an Omi export (JSON: "Export All Data" or an array of conversations), or a Minutes account export (ZIP of `minutes export --all`).',
+    ),
     me: z.string().optional().openapi({
       description: "The wearer's name, given to the speaker the source marks as the recorder's owner.",
       example: 'Sam',

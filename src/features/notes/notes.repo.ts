@@ -1,4 +1,5 @@
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { findInSpace, inSpace } from '../../db/in-space.ts';
 import type { Database, Db, Dialect, NotesTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
 
@@ -57,8 +58,7 @@ function countTagged(db: Db, space: Space, f: NoteFilters & { tag: string }) {
   let query = db
     .selectFrom('note_tags')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', space.accountId)
-    .where('mode', '=', space.mode)
+    .where(inSpace(space))
     .where('tag', '=', f.tag.trim().toLowerCase());
   if (f.from) query = query.where('created_at', '>=', f.from);
   if (f.to) query = query.where('created_at', '<', f.to);
@@ -69,12 +69,7 @@ const isUnfiltered = (f: NoteFilters) => !f.from && !f.to && !f.tag && !f.q?.tri
 
 /** The number of notes of the space, from the trigger-maintained counter. */
 const countAll = (db: Db, space: Space) =>
-  db
-    .selectFrom('note_counts')
-    .select('n')
-    .where('account_id', '=', space.accountId)
-    .where('mode', '=', space.mode)
-    .executeTakeFirst();
+  db.selectFrom('note_counts').select('n').where(inSpace(space)).executeTakeFirst();
 
 export const notesRepo = {
   /** Titles of the space's notes among these ids. */
@@ -83,8 +78,7 @@ export const notesRepo = {
     const rows = await db
       .selectFrom('notes')
       .select(['id', 'title'])
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('id', 'in', ids)
       .execute();
     return new Map(rows.map((n) => [n.id, n.title]));
@@ -132,14 +126,7 @@ export const notesRepo = {
     return { rows, total: Number(total?.n ?? 0) };
   },
 
-  find: (db: Db, space: Space, id: string) =>
-    db
-      .selectFrom('notes')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
-      .executeTakeFirst(),
+  find: (db: Db, space: Space, id: string) => findInSpace(db, 'notes', space, id),
 
   segments: (db: Db, noteId: string) =>
     db

@@ -1,17 +1,17 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { TypedResponse } from 'hono';
 import type { Deps } from '../../deps.ts';
-import type { AppEnv } from '../../http/context.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import { defaultJsonBody, JSON_CONTENT_TYPE, jsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
 import {
-  bodyErrors,
   commonErrors,
   IdempotencyHeaders,
   idempotencyErrors,
-  notFoundError,
+  jsonBodyErrors,
+  objectErrors,
+  objectJsonBodyErrors,
 } from '../../http/schemas.ts';
-import { validationHook } from '../../http/validation.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { idempotent, idempotentResponse } from '../idempotency/idempotency.middleware.ts';
 import { transcriptBody, transcriptBodyLimit } from '../transcripts/transcript-body.ts';
@@ -57,7 +57,7 @@ const getNoteRoute = createRoute(
     summary: 'Get a note',
     description: 'The note with transcript, action items, highlights and speakers.',
     request: { params: NoteIdParam, query: GetNoteQuery },
-    responses: { 200: jsonResponse(NoteDetail, 'The note.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(NoteDetail, 'The note.'), ...objectErrors },
   }),
 );
 
@@ -77,9 +77,7 @@ const updateNoteRoute = (deps: Deps) =>
       },
       responses: {
         200: jsonResponse(UpdateNoteResponse, 'The updated fields.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );
@@ -93,7 +91,7 @@ const deleteNoteRoute = createRoute(
     summary: 'Delete a note',
     description: 'Permanently deletes the note and its recording, action items, highlights and speakers.',
     request: { params: NoteIdParam },
-    responses: { 200: jsonResponse(DeletedResponse, 'Deleted.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(DeletedResponse, 'Deleted.'), ...objectErrors },
   }),
 );
 
@@ -119,8 +117,7 @@ const createNoteRoute = (deps: Deps) =>
       },
       responses: {
         202: jsonResponse(NoteDetail, 'The note, accepted for processing.', EXAMPLE_NOTE_ACCEPTED),
-        ...commonErrors,
-        ...bodyErrors,
+        ...jsonBodyErrors,
         ...idempotencyErrors,
       },
     }),
@@ -128,7 +125,7 @@ const createNoteRoute = (deps: Deps) =>
 
 /** /v1/notes: list, get, create, update, delete. Routes parse, call the service, shape nothing else. */
 export function notesRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
 
   app.openapi(listNotesRoute, async (c) =>
     c.json(await listNotes(deps, c.get('actor'), c.req.valid('query')), 200),

@@ -6,14 +6,6 @@ export const speakersRepo = {
   touchNote: (db: Db, noteId: string, now: string) =>
     db.updateTable('notes').set({ updated_at: now }).where('id', '=', noteId).execute(),
 
-  speakers: (db: Db, noteId: string) =>
-    db
-      .selectFrom('speakers')
-      .select(['label', 'name', 'position'])
-      .where('note_id', '=', noteId)
-      .orderBy('position')
-      .execute(),
-
   rename: (db: Db, noteId: string, label: string, name: string) =>
     db
       .updateTable('speakers')
@@ -32,14 +24,6 @@ export const speakersRepo = {
       .execute();
     await db.deleteFrom('speakers').where('note_id', '=', noteId).where('label', '=', from).execute();
   },
-
-  segments: (db: Db, noteId: string) =>
-    db
-      .selectFrom('segments')
-      .select(['speaker', 'text'])
-      .where('note_id', '=', noteId)
-      .orderBy('position')
-      .execute(),
 
   setTranscript: (db: Db, noteId: string, transcript: string) =>
     db.updateTable('notes').set({ transcript }).where('id', '=', noteId).execute(),

@@ -1,10 +1,9 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
-import type { AppEnv } from '../../http/context.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
-import { validationHook } from '../../http/validation.ts';
+import { objectJsonBodyErrors } from '../../http/schemas.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { NoteIdParam } from './notes.schema.ts';
 import { UpdateSpeakersBody, UpdateSpeakersResponse } from './speakers.schema.ts';
@@ -30,18 +29,13 @@ const renameSpeakersRoute = (deps: Deps) =>
       },
       responses: {
         200: jsonResponse(UpdateSpeakersResponse, 'The note id and its speakers after the change.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );
 
 /** PATCH /v1/notes/{id}/speakers: mounted by notesRoutes. */
-export function speakersRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.openapi(renameSpeakersRoute(deps), async (c) =>
+export const speakersRoutes = (deps: Deps) =>
+  apiRouter().openapi(renameSpeakersRoute(deps), async (c) =>
     c.json(await updateSpeakers(deps, c.get('actor'), c.req.valid('param').id, c.req.valid('json')), 200),
   );
-  return app;
-}

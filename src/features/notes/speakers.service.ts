@@ -26,7 +26,7 @@ export async function updateSpeakers(deps: Deps, actor: Actor, noteId: string, i
     if (!note) throw notFound('note', noteId);
     const now = nowIso();
     await speakersRepo.touchNote(trx, noteId, now);
-    const before = await speakersRepo.speakers(trx, noteId);
+    const before = await notesRepo.speakers(trx, noteId);
     const labels = new Set(before.map((s) => s.label));
     const unknown = (label: string, param: string) =>
       new AppError(
@@ -61,11 +61,7 @@ export async function updateSpeakers(deps: Deps, actor: Actor, noteId: string, i
 
     if (merge) {
       await speakersRepo.merge(trx, noteId, merge.from, merge.into);
-      await speakersRepo.setTranscript(
-        trx,
-        noteId,
-        renderTranscript(await speakersRepo.segments(trx, noteId)),
-      );
+      await speakersRepo.setTranscript(trx, noteId, renderTranscript(await notesRepo.segments(trx, noteId)));
     }
     for (const s of input.speakers ?? []) await speakersRepo.rename(trx, noteId, s.label, s.name);
     await speakersRepo.reassign(trx, noteId, assignees, now);

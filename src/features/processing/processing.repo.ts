@@ -1,29 +1,15 @@
+import { inSpace } from '../../db/in-space.ts';
+import { insertInBatches } from '../../db/insert-in-batches.ts';
 import type { ActionItemsTable, Db, HighlightsTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
-
-/** Rows per INSERT: far below SQLite's and PostgreSQL's limits on bound parameters. */
-const INSERT_BATCH = 500;
-
-async function insertInBatches<T>(rows: readonly T[], insert: (batch: T[]) => Promise<unknown>) {
-  for (let i = 0; i < rows.length; i += INSERT_BATCH) await insert(rows.slice(i, i + INSERT_BATCH));
-}
+import { NOTE_CONTENT_COLUMNS } from '../notes/note-columns.ts';
 
 /** Every column of a note but the dialect-specific ones (seq, PostgreSQL's search_vector). */
 const NOTE_COLUMNS = [
   'id',
   'account_id',
   'mode',
-  'recording_id',
-  'status',
-  'failure_reason',
-  'title',
-  'title_locked',
-  'summary',
-  'transcript',
-  'duration_seconds',
-  'tags',
-  'created_at',
-  'updated_at',
+  ...NOTE_CONTENT_COLUMNS,
   'language',
   'analysis_notes',
 ] as const;
@@ -52,8 +38,7 @@ export const processingRepo = {
         updated_at: result.now,
       }))
       .where('id', '=', noteId)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('status', '!=', 'ready')
       .returning(NOTE_COLUMNS)
       .executeTakeFirst(),
@@ -68,8 +53,7 @@ export const processingRepo = {
       .updateTable('notes')
       .set({ status: 'failed', failure_reason: reason, updated_at: now })
       .where('id', '=', noteId)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('status', '=', 'processing')
       .returning(NOTE_COLUMNS)
       .executeTakeFirst(),
@@ -80,8 +64,7 @@ export const processingRepo = {
       .selectFrom('recordings')
       .select(['id', 'storage_key', 'content_type', 'duration_seconds', 'language'])
       .where('id', '=', recordingId)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .executeTakeFirst(),
 
   /**
@@ -108,8 +91,7 @@ export const processingRepo = {
         updated_at: result.now,
       })
       .where('id', '=', noteId)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('status', '=', 'processing')
       .where((eb) =>
         eb.not(eb.exists(eb.selectFrom('segments').select('note_id').where('note_id', '=', noteId))),

@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import type { Context, Next } from 'hono';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
+import { measuringStream } from '../storage/measuring-stream.ts';
 import { createTempPath, PRIVATE_FILE_MODE, removeTempFile } from '../storage/temp-files.ts';
 
 declare module 'hono' {
@@ -138,25 +138,17 @@ export async function receiveMultipart(
       stream.on('limit', () => fail(uploadTooLarge(options.maxFileBytes)));
       const write = (async () => {
         tempPath = await createTempPath(options.dataDir);
-        const hash = createHash('sha256');
-        let size = 0;
+        const { stream: measuring, measured } = measuringStream();
         await pipeline(
           stream,
-          new Transform({
-            transform(chunk: Buffer, _encoding, callback) {
-              hash.update(chunk);
-              size += chunk.length;
-              callback(null, chunk);
-            },
-          }),
+          measuring,
           // flush: the file is on disk before its recording row can commit.
           fs.createWriteStream(tempPath, { flags: 'wx', flush: true, mode: PRIVATE_FILE_MODE }),
         );
         if ((stream as { truncated?: boolean }).truncated) throw uploadTooLarge(options.maxFileBytes);
         file = {
           path: tempPath,
-          size,
-          sha256: hash.digest('hex'),
+          ...measured(),
           ...(info.filename ? { filename: info.filename } : {}),
           ...(info.mimeType ? { declaredType: info.mimeType } : {}),
         };

@@ -1,3 +1,4 @@
+import { inSpace } from '../../db/in-space.ts';
 import { pagedList } from '../../db/paged-list.ts';
 import type { Db, RecordingsTable } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
@@ -15,12 +16,8 @@ const COLUMNS = [
 
 export type RecordingRow = Pick<RecordingsTable, (typeof COLUMNS)[number]>;
 
-function inSpace(db: Db, space: Space) {
-  return db
-    .selectFrom('recordings')
-    .where('account_id', '=', space.accountId)
-    .where('mode', '=', space.mode)
-    .where('note_id', 'is not', null);
+function recordingsInSpace(db: Db, space: Space) {
+  return db.selectFrom('recordings').where(inSpace(space)).where('note_id', 'is not', null);
 }
 
 export const recordingsRepo = {
@@ -39,7 +36,7 @@ export const recordingsRepo = {
   },
 
   find: (db: Db, space: Space, id: string): Promise<RecordingRow | undefined> =>
-    inSpace(db, space).select(COLUMNS).where('id', '=', id).executeTakeFirst(),
+    recordingsInSpace(db, space).select(COLUMNS).where('id', '=', id).executeTakeFirst(),
 
   async list(
     db: Db,
@@ -47,7 +44,7 @@ export const recordingsRepo = {
     filters: { from?: string; to?: string },
     page: { limit: number; offset: number },
   ): Promise<{ rows: RecordingRow[]; total: number }> {
-    let base = inSpace(db, space);
+    let base = recordingsInSpace(db, space);
     if (filters.from) base = base.where('created_at', '>=', filters.from);
     if (filters.to) base = base.where('created_at', '<', filters.to);
     return pagedList(
@@ -59,5 +56,8 @@ export const recordingsRepo = {
 
   /** The recording that holds exactly these bytes in this space, if any (imports skip what they have seen). */
   findByContent: (db: Db, space: Space, sha256: string) =>
-    inSpace(db, space).select(['id', 'note_id']).where('content_sha256', '=', sha256).executeTakeFirst(),
+    recordingsInSpace(db, space)
+      .select(['id', 'note_id'])
+      .where('content_sha256', '=', sha256)
+      .executeTakeFirst(),
 };

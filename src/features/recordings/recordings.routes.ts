@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Deps } from '../../deps.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { jsonBody } from '../../http/middleware.ts';
 import { jsonResponse } from '../../http/openapi-content.ts';
@@ -10,10 +11,10 @@ import {
   documentedError,
   IdempotencyHeaders,
   idempotencyErrors,
-  notFoundError,
+  objectErrors,
 } from '../../http/schemas.ts';
 import { openapiStreamed } from '../../http/streamed-route.ts';
-import { validationHook, zodIssueToError } from '../../http/validation.ts';
+import { zodIssueToError } from '../../http/validation.ts';
 import { AppError } from '../../lib/errors.ts';
 import { EXAMPLE } from '../../lib/schemas/examples.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
@@ -93,7 +94,7 @@ const getRecordingRoute = createRoute(
     summary: 'Get a recording',
     description: 'Type, size and duration of a recording, and its note.',
     request: { params: RecordingIdParam },
-    responses: { 200: jsonResponse(Recording, 'The recording.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(Recording, 'The recording.'), ...objectErrors },
   }),
 );
 
@@ -142,8 +143,7 @@ const getRecordingAudioRoute = createRoute(
         headers: audioHeaders(true),
         content: audioContent,
       },
-      ...commonErrors,
-      ...notFoundError,
+      ...objectErrors,
       416: documentedError('The range starts past the end of the file (`Content-Range: bytes */<size>`).'),
     },
   }),
@@ -198,7 +198,7 @@ const uploadRecordingRoute = (deps: Deps) =>
 
 /** /v1/recordings: ingest (audio upload or transcript), list, get, download the audio. */
 export function recordingsRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
 
   openapiStreamed(app, uploadRecordingRoute(deps), async (c) => {
     const actor = c.get('actor');

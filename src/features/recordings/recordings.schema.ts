@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { fileFormField } from '../../http/schemas.ts';
 import { EXAMPLE } from '../../lib/schemas/examples.ts';
 import { Meta, PageQuery, rangeBound } from '../../lib/schemas/fields.ts';
 
@@ -57,13 +58,10 @@ export const RecordingAccepted = z
 /** The multipart form of an audio upload: documentation only (the body is streamed, not parsed by zod). */
 export const RecordingUpload = z
   .object({
-    file: z.string().openapi({
-      type: 'string',
-      format: 'binary',
-      description:
-        'The audio: wav, mp3, m4a, ogg/opus, webm or flac, up to MAX_UPLOAD_BYTES (500 MB by default). The format ' +
+    file: fileFormField(
+      'The audio: wav, mp3, m4a, ogg/opus, webm or flac, up to MAX_UPLOAD_BYTES (500 MB by default). The format ' +
         'is recognised from the bytes; a file of another format is a 415, a corrupt one a 400.',
-    } as never),
+    ),
     title: z
       .string()
       .optional()

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
+import { inSpace } from '../../db/in-space.ts';
 import type { Db } from '../../db/schema.ts';
 import type { Deps } from '../../deps.ts';
 import { nowIso } from '../../lib/time.ts';
@@ -137,8 +138,7 @@ async function lockNote(db: Db, deps: Deps, space: Space, noteId: string) {
     .selectFrom('notes')
     .select(['status', 'title'])
     .where('id', '=', noteId)
-    .where('account_id', '=', space.accountId)
-    .where('mode', '=', space.mode)
+    .where(inSpace(space))
     .$if(deps.dialect === 'postgres', (qb) => qb.forUpdate())
     .executeTakeFirst();
 }

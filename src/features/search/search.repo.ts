@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { inSpace } from '../../db/in-space.ts';
 import type { Db, Dialect } from '../../db/schema.ts';
 import { indexWritesRepo } from './repo/index-writes.repo.ts';
 import { keywordRepo } from './repo/keyword.repo.ts';
@@ -100,8 +101,7 @@ export const termStatsRepo = {
     const row = await db
       .selectFrom('notes')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .executeTakeFirstOrThrow();
     return Number(row.n);
   },

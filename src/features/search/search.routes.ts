@@ -1,10 +1,9 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
-import type { AppEnv } from '../../http/context.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors } from '../../http/schemas.ts';
-import { validationHook } from '../../http/validation.ts';
+import { jsonBodyErrors } from '../../http/schemas.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { SearchBody, SearchResponse } from './search.schema.ts';
 import { searchNotes } from './search.service.ts';
@@ -27,17 +26,13 @@ const searchNotesRoute = (deps: Deps) =>
       request: { body: jsonRequestBody(SearchBody) },
       responses: {
         200: jsonResponse(SearchResponse, 'Matching notes, most relevant first.'),
-        ...commonErrors,
-        ...bodyErrors,
+        ...jsonBodyErrors,
       },
     }),
   );
 
 /** POST /v1/search. */
-export function searchRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.openapi(searchNotesRoute(deps), async (c) =>
+export const searchRoutes = (deps: Deps) =>
+  apiRouter().openapi(searchNotesRoute(deps), async (c) =>
     c.json(await searchNotes(deps, c.get('actor'), c.req.valid('json')), 200),
   );
-  return app;
-}

@@ -1,3 +1,4 @@
+import { insertInBatches } from '../../db/insert-in-batches.ts';
 import type {
   ActionItemsTable,
   Db,
@@ -22,10 +23,6 @@ export interface SeedRows {
 /** Rows per INSERT: well under the bound-parameter limits of both dialects. */
 const BATCH = 400;
 
-function* chunks<T>(rows: T[]): Generator<T[]> {
-  for (let i = 0; i < rows.length; i += BATCH) yield rows.slice(i, i + BATCH);
-}
-
 export const seedRepo = {
   isSeeded: async (db: Db, accountId: string, mode: Mode): Promise<boolean> =>
     (await db
@@ -49,11 +46,23 @@ export const seedRepo = {
 
   /** Inserts a whole data set; parents before children (foreign keys). Call inside a transaction. */
   async insertRows(db: Db, rows: SeedRows) {
-    for (const chunk of chunks(rows.notes)) await db.insertInto('notes').values(chunk).execute();
-    for (const chunk of chunks(rows.segments)) await db.insertInto('segments').values(chunk).execute();
-    for (const chunk of chunks(rows.speakers)) await db.insertInto('speakers').values(chunk).execute();
-    for (const chunk of chunks(rows.noteTags)) await db.insertInto('note_tags').values(chunk).execute();
-    for (const chunk of chunks(rows.highlights)) await db.insertInto('highlights').values(chunk).execute();
-    for (const chunk of chunks(rows.actionItems)) await db.insertInto('action_items').values(chunk).execute();
+    await insertInBatches(rows.notes, (batch) => db.insertInto('notes').values(batch).execute(), BATCH);
+    await insertInBatches(rows.segments, (batch) => db.insertInto('segments').values(batch).execute(), BATCH);
+    await insertInBatches(rows.speakers, (batch) => db.insertInto('speakers').values(batch).execute(), BATCH);
+    await insertInBatches(
+      rows.noteTags,
+      (batch) => db.insertInto('note_tags').values(batch).execute(),
+      BATCH,
+    );
+    await insertInBatches(
+      rows.highlights,
+      (batch) => db.insertInto('highlights').values(batch).execute(),
+      BATCH,
+    );
+    await insertInBatches(
+      rows.actionItems,
+      (batch) => db.insertInto('action_items').values(batch).execute(),
+      BATCH,
+    );
   },
 };

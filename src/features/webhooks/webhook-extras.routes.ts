@@ -1,10 +1,9 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
-import type { AppEnv } from '../../http/context.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors, notFoundError } from '../../http/schemas.ts';
-import { validationHook } from '../../http/validation.ts';
+import { objectErrors, objectJsonBodyErrors } from '../../http/schemas.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { rotateWebhookSecret, sendTestEvent } from './webhook-extras.service.ts';
 import { RotatedSecret, RotateSecretBody, TestDelivery, WebhookIdParam } from './webhooks.schema.ts';
@@ -26,8 +25,7 @@ const testWebhookRoute = createRoute(
     request: { params: WebhookIdParam },
     responses: {
       200: jsonResponse(TestDelivery, 'The outcome of the attempt.'),
-      ...commonErrors,
-      ...notFoundError,
+      ...objectErrors,
     },
   }),
 );
@@ -55,16 +53,14 @@ const rotateWebhookSecretRoute = (deps: Deps) =>
           RotatedSecret,
           'The rotation: the generated secret (once) and the end of the overlap.',
         ),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );
 
 /** POST /v1/webhooks/{id}/test and /rotate-secret: mounted by webhooksRoutes. */
 export function webhookExtrasRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
 
   app.openapi(testWebhookRoute, async (c) =>
     c.json(await sendTestEvent(deps, c.get('actor'), c.req.valid('param').id), 200),

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { findInSpace, inSpace } from '../../db/in-space.ts';
 import type { Db, Dialect } from '../../db/schema.ts';
 import type { Space } from '../../lib/space.ts';
 import type {
@@ -38,8 +39,7 @@ export const webhooksRepo = {
     const rows = await webhooksDb(db)
       .selectFrom('webhooks')
       .select('id')
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .limit(limit)
       .execute();
     return rows.length;
@@ -78,20 +78,12 @@ export const webhooksRepo = {
     webhooksDb(db)
       .selectFrom('webhooks')
       .selectAll()
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .orderBy('created_at')
       .orderBy('id')
       .execute(),
 
-  find: (db: Db, space: Space, id: string) =>
-    webhooksDb(db)
-      .selectFrom('webhooks')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
-      .executeTakeFirst(),
+  find: (db: Db, space: Space, id: string) => findInSpace(webhooksDb(db), 'webhooks', space, id),
 
   update: (
     db: Db,

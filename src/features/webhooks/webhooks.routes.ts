@@ -1,10 +1,15 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import type { Deps } from '../../deps.ts';
-import type { AppEnv } from '../../http/context.ts';
+import { apiRouter } from '../../http/api-router.ts';
 import { defaultJsonBody } from '../../http/middleware.ts';
 import { jsonRequestBody, jsonResponse } from '../../http/openapi-content.ts';
-import { bodyErrors, commonErrors, documentedError, notFoundError } from '../../http/schemas.ts';
-import { validationHook } from '../../http/validation.ts';
+import {
+  commonErrors,
+  documentedError,
+  jsonBodyErrors,
+  objectErrors,
+  objectJsonBodyErrors,
+} from '../../http/schemas.ts';
 import { scopedRoute } from '../api-keys/scoped-route.ts';
 import { webhookExtrasRoutes } from './webhook-extras.routes.ts';
 import {
@@ -60,7 +65,7 @@ const getWebhookRoute = createRoute(
     summary: 'Get a webhook',
     description: `One webhook (without its secret).`,
     request: { params: WebhookIdParam },
-    responses: { 200: jsonResponse(Webhook, 'The webhook.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(Webhook, 'The webhook.'), ...objectErrors },
   }),
 );
 
@@ -73,7 +78,7 @@ const deleteWebhookRoute = createRoute(
     summary: 'Delete a webhook',
     description: `Deletes the subscription; deliveries not yet sent are cancelled.`,
     request: { params: WebhookIdParam },
-    responses: { 200: jsonResponse(DeletedWebhook, 'Deleted.'), ...commonErrors, ...notFoundError },
+    responses: { 200: jsonResponse(DeletedWebhook, 'Deleted.'), ...objectErrors },
   }),
 );
 
@@ -92,8 +97,7 @@ const redeliverWebhookDeliveryRoute = createRoute(
     request: { params: DeliveryParams },
     responses: {
       202: jsonResponse(Delivery, 'The new delivery, queued.', EXAMPLE_REDELIVERY),
-      ...commonErrors,
-      ...notFoundError,
+      ...objectErrors,
     },
   }),
 );
@@ -116,8 +120,7 @@ const createWebhookRoute = (deps: Deps) =>
       request: { body: jsonRequestBody(CreateWebhookBody) },
       responses: {
         201: jsonResponse(Webhook, 'The webhook (without its secret).'),
-        ...commonErrors,
-        ...bodyErrors,
+        ...jsonBodyErrors,
         ...webhookLimitError,
       },
     }),
@@ -141,9 +144,7 @@ const updateWebhookRoute = (deps: Deps) =>
       },
       responses: {
         200: jsonResponse(Webhook, 'The updated webhook.'),
-        ...commonErrors,
-        ...notFoundError,
-        ...bodyErrors,
+        ...objectJsonBodyErrors,
       },
     }),
   );
@@ -161,15 +162,14 @@ const listWebhookDeliveriesRoute = createRoute(
     request: { params: WebhookIdParam, query: ListDeliveriesQuery },
     responses: {
       200: jsonResponse(DeliveryList, 'A page of deliveries.'),
-      ...commonErrors,
-      ...notFoundError,
+      ...objectErrors,
     },
   }),
 );
 
 /** /v1/webhooks: subscriptions, their delivery log and redelivery. Routes parse, call the service, nothing else. */
 export function webhooksRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
   app.openapi(createWebhookRoute(deps), async (c) =>
     c.json(await createWebhook(deps, c.get('actor'), c.req.valid('json')), 201),
   );

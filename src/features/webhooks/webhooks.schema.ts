@@ -181,12 +181,17 @@ export const UpdateWebhookBody = z
   })
   .openapi('UpdateWebhook');
 
+/** What a webhook shows in a list; the single webhook adds to it. */
+const webhookListFields = {
+  id: z.string().openapi({ example: WEBHOOK_ID_EXAMPLE }),
+  url: z.string(),
+  events: z.array(EventType),
+  active: z.boolean(),
+};
+
 export const Webhook = z
   .object({
-    id: z.string().openapi({ example: WEBHOOK_ID_EXAMPLE }),
-    url: z.string(),
-    events: z.array(EventType),
-    active: z.boolean(),
+    ...webhookListFields,
     created_at: z.string().openapi({ format: 'date-time' }),
     previous_secret_expires_at: z.string().optional().openapi({
       format: 'date-time',
@@ -196,12 +201,7 @@ export const Webhook = z
   .openapi('Webhook', { example: EXAMPLE_WEBHOOK });
 
 export const WebhookListItem = z
-  .object({
-    id: z.string().openapi({ example: WEBHOOK_ID_EXAMPLE }),
-    url: z.string(),
-    events: z.array(EventType),
-    active: z.boolean(),
-  })
+  .object(webhookListFields)
   .openapi('WebhookListItem', { example: EXAMPLE_WEBHOOK_LIST_ITEM });
 
 export const WebhookList = z

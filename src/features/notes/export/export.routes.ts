@@ -1,8 +1,7 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Deps } from '../../../deps.ts';
-import type { AppEnv } from '../../../http/context.ts';
-import { commonErrors, notFoundError } from '../../../http/schemas.ts';
-import { validationHook } from '../../../http/validation.ts';
+import { apiRouter } from '../../../http/api-router.ts';
+import { objectErrors } from '../../../http/schemas.ts';
 import { scopedRoute } from '../../api-keys/scoped-route.ts';
 import { NoteDetail, NoteIdParam } from '../notes.schema.ts';
 import { exportNote } from './export.service.ts';
@@ -46,15 +45,14 @@ const exportNoteRoute = createRoute(
           'application/json': { schema: NoteDetail },
         },
       },
-      ...commonErrors,
-      ...notFoundError,
+      ...objectErrors,
     },
   }),
 );
 
 /** GET /v1/notes/{id}/export: mounted by notesRoutes. */
 export function exportRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = apiRouter();
   app.openapi(exportNoteRoute, async (c) => {
     const file = await exportNote(deps, c.get('actor'), {
       id: c.req.valid('param').id,

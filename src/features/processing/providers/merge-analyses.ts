@@ -3,6 +3,7 @@ import { isCalendarDate } from '../../../lib/time.ts';
 import type { ExtractedActionItem } from '../extract-action-items.ts';
 import { MAX_TITLE_LENGTH } from '../make-title.ts';
 import { truncateText } from '../sentences.ts';
+import { strictArraySchema, strictObjectSchema } from './strict-object-schema.ts';
 
 /** The notes of consecutive parts of one meeting, to be merged into one (title, summary, action items). */
 export interface PartNotes {
@@ -14,37 +15,35 @@ export interface PartNotes {
   to: number;
 }
 
-/** The merge answer: one title and summary, and each distinct task once with the candidates it covers. */
-export const MERGE_JSON_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['title', 'summary', 'action_items'],
-  properties: {
-    title: {
-      type: 'string',
-      description: `What the whole meeting was about, at most ${MAX_TITLE_LENGTH} characters.`,
-    },
-    summary: { type: 'string', description: '3 to 6 sentences covering the whole meeting.' },
-    action_items: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['text', 'assignee', 'due', 'sources'],
-        properties: {
-          text: { type: 'string', description: 'The task, starting with a verb.' },
-          assignee: { type: ['string', 'null'], description: "The responsible person's name, or null." },
-          due: { type: ['string', 'null'], description: 'Due date YYYY-MM-DD, or null.' },
-          sources: {
-            type: 'array',
-            items: { type: 'integer' },
-            description: 'The numbers (#n) of every candidate task this item stands for.',
-          },
-        },
-      },
-    },
-  },
+/** The properties of an action item in every answer that lists them: the analysis and the merge. */
+export const ACTION_ITEM_PROPERTIES = {
+  text: { type: 'string', description: 'The task, starting with a verb.' },
+  assignee: { type: ['string', 'null'], description: "The responsible person's name, or null." },
+  due: { type: ['string', 'null'], description: 'Due date YYYY-MM-DD, or null.' },
 } as const;
+
+/** The summary property of the analysis and the merge. */
+export const SUMMARY_PROPERTY = {
+  type: 'string',
+  description: '3 to 6 sentences covering the whole meeting.',
+} as const;
+
+/** The merge answer: one title and summary, and each distinct task once with the candidates it covers. */
+export const MERGE_JSON_SCHEMA = strictObjectSchema({
+  title: {
+    type: 'string',
+    description: `What the whole meeting was about, at most ${MAX_TITLE_LENGTH} characters.`,
+  },
+  summary: SUMMARY_PROPERTY,
+  action_items: strictArraySchema({
+    ...ACTION_ITEM_PROPERTIES,
+    sources: {
+      type: 'array',
+      items: { type: 'integer' },
+      description: 'The numbers (#n) of every candidate task this item stands for.',
+    },
+  }),
+});
 
 /** What a part's analysis and the merge both answer: a title, a summary and action items (shape only). */
 export const ModelNotes = z.object({

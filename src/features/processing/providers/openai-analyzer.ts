@@ -10,6 +10,7 @@ import { meetingDay, nextStart, promptLines, renderPart, takeLines } from './ana
 import { AnalysisImpossibleError, type AnalyzeContext, type Analyzer } from './analyzer.ts';
 import { estimateTokens } from './count-tokens.ts';
 import {
+  ACTION_ITEM_PROPERTIES,
   applyMerge,
   MERGE_JSON_SCHEMA,
   MERGE_SYSTEM_PROMPT,
@@ -19,8 +20,10 @@ import {
   mergeWithoutModel,
   type PartNotes,
   renderMerge,
+  SUMMARY_PROPERTY,
 } from './merge-analyses.ts';
 import { ProviderError } from './provider-error.ts';
+import { strictArraySchema, strictObjectSchema } from './strict-object-schema.ts';
 import {
   ContextOverflowError,
   type ProviderFacts,
@@ -34,43 +37,18 @@ const MAX_HIGHLIGHT_TEXT = 300;
 const MAX_SUMMARY_CHARS = 4000;
 
 /** The JSON schema the model must answer with (`response_format: json_schema`, strict). */
-export const ANALYSIS_JSON_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['title', 'summary', 'action_items', 'highlights'],
-  properties: {
-    title: {
-      type: 'string',
-      description: `What the meeting was about, at most ${MAX_TITLE_LENGTH} characters.`,
-    },
-    summary: { type: 'string', description: '3 to 6 sentences covering the whole meeting.' },
-    action_items: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['text', 'assignee', 'due'],
-        properties: {
-          text: { type: 'string', description: 'The task, starting with a verb.' },
-          assignee: { type: ['string', 'null'], description: "The responsible person's name, or null." },
-          due: { type: ['string', 'null'], description: 'Due date YYYY-MM-DD, or null.' },
-        },
-      },
-    },
-    highlights: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['segment', 'text'],
-        properties: {
-          segment: { type: 'integer', description: 'The [n] number of the transcript line.' },
-          text: { type: 'string', description: 'The moment, in one sentence.' },
-        },
-      },
-    },
+export const ANALYSIS_JSON_SCHEMA = strictObjectSchema({
+  title: {
+    type: 'string',
+    description: `What the meeting was about, at most ${MAX_TITLE_LENGTH} characters.`,
   },
-} as const;
+  summary: SUMMARY_PROPERTY,
+  action_items: strictArraySchema(ACTION_ITEM_PROPERTIES),
+  highlights: strictArraySchema({
+    segment: { type: 'integer', description: 'The [n] number of the transcript line.' },
+    text: { type: 'string', description: 'The moment, in one sentence.' },
+  }),
+});
 
 /** The answer as validated: the shape must hold exactly; values are normalised afterwards. */
 const ModelAnalysis = ModelNotes.extend({

@@ -1,3 +1,4 @@
+import { inSpace } from '../../../db/in-space.ts';
 import type { Db } from '../../../db/schema.ts';
 import { randomBase62 } from '../../../lib/ids.ts';
 import { nowIso } from '../../../lib/time.ts';
@@ -36,8 +37,7 @@ export const vectorsRepo = {
     const row = await searchDb(db)
       .selectFrom('search_notes')
       .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('indexed_at').as('newest')])
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('embedder', '=', embedderId)
       .where('embedding', 'is not', null)
       .executeTakeFirstOrThrow();
@@ -67,7 +67,7 @@ export const vectorsRepo = {
       .where('embedder', '=', embedderId)
       .where('embedding', 'is not', null)
       .where('note_id', '>', afterNoteId);
-    if (space) query = query.where('account_id', '=', space.accountId).where('mode', '=', space.mode);
+    if (space) query = query.where(inSpace(space));
     const rows = await query.orderBy('note_id').limit(limit).execute();
     return rows.map((r) => ({ ...r, embedding: r.embedding! }));
   },

@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely';
+import { insertInBatches } from '../../../db/insert-in-batches.ts';
 import type { Db, Dialect } from '../../../db/schema.ts';
 import type { FanOutState } from '../../../deps.ts';
 import { nowIso } from '../../../lib/time.ts';
@@ -133,13 +134,16 @@ export async function fanOutSome(
         await sql`DELETE FROM webhook_event_queue WHERE event_seq = ANY(${seqs}::bigint[])`.execute(trx);
         return { done: rows.length < BATCH, created: deliveries.length };
       }
-      for (let i = 0; i < deliveries.length; i += INSERT_CHUNK) {
-        await wdb
-          .insertInto('deliveries')
-          .values(deliveries.slice(i, i + INSERT_CHUNK))
-          .onConflict((oc) => oc.doNothing())
-          .execute();
-      }
+      await insertInBatches(
+        deliveries,
+        (batch) =>
+          wdb
+            .insertInto('deliveries')
+            .values(batch)
+            .onConflict((oc) => oc.doNothing())
+            .execute(),
+        INSERT_CHUNK,
+      );
       await wdb.deleteFrom('webhook_event_queue').where('event_seq', 'in', seqs).execute();
       return { done: rows.length < BATCH, created: deliveries.length };
     });

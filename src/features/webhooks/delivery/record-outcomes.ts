@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { insertInBatches } from '../../../db/insert-in-batches.ts';
 import type { Db, Dialect } from '../../../db/schema.ts';
 import { webhooksDb } from '../webhooks.tables.ts';
 import { ASYNC_COMMIT, CHUNK, type Outcome } from './delivery-rows.ts';
@@ -46,13 +47,16 @@ export async function recordOutcomesIn(
   const attempts = outcomes
     .filter((o) => o.attempt && held.has(o.lease.id))
     .map((o) => ({ delivery_id: o.lease.id, attempt: o.lease.attempt, ...o.attempt! }));
-  for (let i = 0; i < attempts.length; i += CHUNK) {
-    await wdb
-      .insertInto('delivery_attempts')
-      .values(attempts.slice(i, i + CHUNK))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
+  await insertInBatches(
+    attempts,
+    (batch) =>
+      wdb
+        .insertInto('delivery_attempts')
+        .values(batch)
+        .onConflict((oc) => oc.doNothing())
+        .execute(),
+    CHUNK,
+  );
   return held;
 }
 
