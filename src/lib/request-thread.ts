@@ -14,8 +14,8 @@ export interface RequestThreadOptions {
   stoppedError: () => Error;
   /** Called with each new thread, before any request reaches it. */
   onStart?: (worker: Worker) => void;
-  /** Called after each reply is taken, before its request resolves. */
-  onReply?: () => void;
+  /** Called when a request is settled by its reply or by failing to be sent, before its promise settles. */
+  onSettled?: () => void;
 }
 
 /**
@@ -65,7 +65,14 @@ export class RequestThread<Reply extends { id: number }> {
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {
       this.pending.set(id, { worker, resolve, reject });
-      worker.postMessage({ ...message, id });
+      try {
+        worker.postMessage({ ...message, id });
+      } catch (err) {
+        // A message that cannot be sent (not cloneable) never gets a reply: it must not stay in flight.
+        this.pending.delete(id);
+        this.options.onSettled?.();
+        reject(err as Error);
+      }
     });
   }
 
@@ -80,7 +87,7 @@ export class RequestThread<Reply extends { id: number }> {
     const pending = this.pending.get(reply.id);
     if (!pending) return;
     this.pending.delete(reply.id);
-    this.options.onReply?.();
+    this.options.onSettled?.();
     pending.resolve(reply);
   }
 

@@ -4,6 +4,7 @@ import {
   LOCATOR_FEATURES,
   LOCATOR_WEIGHTS,
   type LocatorWeights,
+  largest,
   locatorChecksum,
   locatorFeatures,
   turnRelevance,
@@ -133,5 +134,13 @@ describe('turnRelevance', () => {
       withoutMeaning: { ...body.withoutMeaning, bias: body.withoutMeaning.bias + 1 },
     };
     expect(locatorChecksum(edited)).not.toBe(sha256);
+  });
+
+  it('takes the largest of more turns than a spread argument list can hold', () => {
+    const many = Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 300_001);
+    expect(() => Math.max(...many)).toThrow(RangeError);
+    expect(largest(many)).toBe(300_000);
+    expect(largest([], 0)).toBe(0);
+    expect(largest([-2, -1])).toBe(-1);
   });
 });

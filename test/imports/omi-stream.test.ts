@@ -10,6 +10,7 @@ import {
   MAX_CONVERSATION_BYTES,
   MAX_PARSE_THREADS,
   type OmiStreamPart,
+  parsePlace,
   parseThreadUse,
   streamOmiExport,
 } from '../../src/features/imports/sources/omi-export-stream.ts';
@@ -120,33 +121,42 @@ describe('an Omi export streamed', () => {
     ]);
   });
 
-  it('parses in capped threads: a reading past the cap waits for a place, and one stopped early frees its place', async () => {
+  it('parses in capped threads: a reading holds a place only while its thread parses, so paused readings block no one', async () => {
     const file = tempFile('omi.json', JSON.stringify(Array.from({ length: 30 }, (_, i) => conversation(i))));
-    const held = Array.from({ length: MAX_PARSE_THREADS }, () => streamOmiExport('omi.json', file));
-    for (const reading of held) expect((await reading.next()).done).toBe(false);
-    const waiting = streamOmiExport('omi.json', file);
-    let started = false;
-    const first = waiting.next().then((r) => {
-      started = true;
-      return r;
-    });
-    // The reading looks at the file's first bytes, then asks for a place.
-    for (let turn = 0; turn < 10_000; turn++) {
-      const use = parseThreadUse();
-      if (use.running + use.waiting > MAX_PARSE_THREADS) break;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    // More readings than places, each paused after its first conversation (an import storing what it was given).
+    const paused = Array.from({ length: MAX_PARSE_THREADS + 1 }, () => streamOmiExport('omi.json', file));
+    for (const reading of paused) expect((await reading.next()).done).toBe(false);
+    expect(parseThreadUse()).toEqual({ running: 0, waiting: 0 });
+    // Another reading goes through to the end meanwhile.
+    expect(items(await collect(streamOmiExport('omi.json', file)))).toHaveLength(30);
+    // The paused ones read on, and one stopped early leaves nothing held.
+    await paused[0]!.return(undefined);
+    for (const reading of paused.slice(1)) expect(items(await collect(reading))).toHaveLength(29);
+    expect(parseThreadUse()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('gives at most MAX_PARSE_THREADS places at once, the next to the first waiting, each given back once', async () => {
+    const held = await Promise.all(Array.from({ length: MAX_PARSE_THREADS }, () => parsePlace()));
+    const order: string[] = [];
+    const taken = (name: string) => (release: () => void) => {
+      order.push(name);
+      return release;
+    };
+    const first = parsePlace().then(taken('first'));
+    const second = parsePlace().then(taken('second'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(parseThreadUse()).toEqual({ running: MAX_PARSE_THREADS, waiting: 2 });
+    held[0]!();
+    held[0]!(); // given back twice: counts once
+    const releaseFirst = await first;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['first']);
     expect(parseThreadUse()).toEqual({ running: MAX_PARSE_THREADS, waiting: 1 });
-    // A held reading reads on, and still there is no place for the one waiting.
-    const [busy, other] = held;
-    for (let i = 1; i < 29; i++) expect((await busy!.next()).done).toBe(false);
-    expect(started).toBe(false);
-    // A reading stopped early gives its place to the one waiting.
-    await other!.return(undefined);
-    expect(items([(await first).value as OmiStreamPart])).toEqual(['omi.json: conversations[0] (conv-0)']);
-    expect(started).toBe(true);
-    expect(items(await collect(busy!))).toEqual(['omi.json: conversations[29] (conv-29)']);
-    expect(items(await collect(waiting))).toHaveLength(29);
+    held[1]!();
+    const releaseSecond = await second;
+    expect(order).toEqual(['first', 'second']);
+    releaseFirst();
+    releaseSecond();
     expect(parseThreadUse()).toEqual({ running: 0, waiting: 0 });
   });
 

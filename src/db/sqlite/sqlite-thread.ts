@@ -50,7 +50,7 @@ export class SqliteThread {
       onStart: (worker) => {
         if (this.holds === 0) worker.unref();
       },
-      onReply: () => {
+      onSettled: () => {
         if (this.thread.inFlight === 0 && this.holds === 0) this.thread.worker?.unref();
       },
     });

@@ -1,5 +1,12 @@
 import { QUESTION_WORDS, STOPWORDS, stem, words } from '../search/text/tokens.ts';
-import { LOCATOR_WEIGHTS, type LocatorInput, type LocatorWeights, pool, turnRelevance } from './locator.ts';
+import {
+  LOCATOR_WEIGHTS,
+  type LocatorInput,
+  type LocatorWeights,
+  largest,
+  pool,
+  turnRelevance,
+} from './locator.ts';
 import { type AskSegment, splitTurn, type TurnSentence } from './transcript-sentences.ts';
 
 /** A note handed to the answerer: its turns, in order. */
@@ -154,9 +161,9 @@ export function answerExtractively(
       turnRelevance(input, options.locatorWeights ?? LOCATOR_WEIGHTS),
       options.locatorRadius,
     );
-    const top = Math.max(...relevance);
+    const top = largest(relevance);
     const pooled = relevance.map((v, i) => v / top + options.semanticWeight * (input.meaning[i] ?? 0));
-    const best = Math.max(...pooled);
+    const best = largest(pooled);
     const centres = locate(pooled, options.spanRadius, options.secondPassage);
     for (const centre of centres) located.push({ note: n, centre });
     // Notes later in the list count for less: search ranked them lower.
@@ -177,8 +184,7 @@ export function answerExtractively(
       }
     }
   });
-  if (!candidates.length || Math.max(...candidates.map((c) => c.coverage)) < options.minCoverage)
-    return nothing;
+  if (!candidates.length || largest(candidates.map((c) => c.coverage)) < options.minCoverage) return nothing;
 
   const chosen = choose(candidates, options);
   return {
@@ -297,8 +303,9 @@ function meaningByTurn(note: AskNote): number[] {
   const passages = [...(note.passages ?? [])].sort((a, b) => a.start_ms - b.start_ms);
   if (!passages.length) return [];
   const sims = passages.map((p) => p.similarity);
-  const lo = Math.min(...sims);
-  const span = Math.max(...sims) - lo || 1;
+  let lo = Number.POSITIVE_INFINITY;
+  for (const sim of sims) if (sim < lo) lo = sim;
+  const span = largest(sims) - lo || 1;
   let p = 0;
   return note.segments.map((segment) => {
     const at = segment.start_ms ?? 0;

@@ -91,8 +91,15 @@ export function pool(scores: readonly number[], radius: number): number[] {
   });
 }
 
+/** The largest of `xs` (at least `floor`), by a loop: spreading a note's turns into Math.max overflows the stack. */
+export function largest(xs: readonly number[], floor = Number.NEGATIVE_INFINITY): number {
+  let top = floor;
+  for (const x of xs) if (x > top) top = x;
+  return top;
+}
+
 const scaled = (xs: readonly number[]) => {
-  const top = Math.max(...xs, 0);
+  const top = largest(xs, 0);
   return top > 0 ? xs.map((x) => x / top) : xs.map(() => 0);
 };
 

@@ -28,8 +28,7 @@ export const recordingsRepo = {
     const rows = await db
       .selectFrom('recordings')
       .select('storage_key')
-      .where('account_id', '=', space.accountId)
-      .where('mode', '=', space.mode)
+      .where(inSpace(space))
       .where('storage_key', 'is not', null)
       .execute();
     return new Set(rows.map((r) => r.storage_key as string));

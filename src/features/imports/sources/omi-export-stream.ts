@@ -25,7 +25,7 @@ export type OmiStreamPart = { notes: ImportedNote[]; errors: ImportItemError[] }
 
 /**
  * Omi's export read from a file one conversation at a time with @streamparser/json in a thread of its own (at
- * most MAX_PARSE_THREADS at once), so the event loop never parses and memory holds a few conversations and the
+ * most MAX_PARSE_THREADS parsing at once), so the event loop never parses and memory holds a few conversations and the
  * export's `people` and loose `action_items`, never the whole file. The export object is read twice: first for
  * `people` and `action_items` (they may come after `conversations`), then for the conversations; the older bare
  * array once. A conversation without the documented shape is an error naming it and the others are read; JSON
@@ -100,22 +100,30 @@ async function rootKind(file: string): Promise<'array' | 'object' | undefined> {
   }
 }
 
-/** Omi exports parsed at once: each parse is a thread of its own, and further ones wait for a place. */
+/**
+ * Reading threads parsing at once; the others wait, first come first served. A reading holds a place only while its
+ * thread parses its next answer, not while the import stores what it was given, so one account's long import never
+ * keeps another's waiting for more than an answer's parse.
+ */
 export const MAX_PARSE_THREADS = 2;
-let parseThreads = 0;
-const waitingForThread: (() => void)[] = [];
+let parsing = 0;
+const waitingToParse: (() => void)[] = [];
 
-/** Parsing threads holding a place now, and readings waiting for one. */
-export const parseThreadUse = () => ({ running: parseThreads, waiting: waitingForThread.length });
+/** Threads parsing now, and readings waiting for a place to parse. */
+export const parseThreadUse = () => ({ running: parsing, waiting: waitingToParse.length });
 
-async function threadPlace(): Promise<() => void> {
-  if (parseThreads >= MAX_PARSE_THREADS) await new Promise<void>((resolve) => waitingForThread.push(resolve));
-  else parseThreads += 1;
+/** Takes a place to parse (waiting for one if all are taken); the function returned gives it back, once. */
+export async function parsePlace(): Promise<() => void> {
+  if (parsing >= MAX_PARSE_THREADS) await new Promise<void>((resolve) => waitingToParse.push(resolve));
+  else parsing += 1;
+  let released = false;
   // A place freed passes straight to the next waiter, so the count never exceeds the cap.
   return () => {
-    const next = waitingForThread.shift();
+    if (released) return;
+    released = true;
+    const next = waitingToParse.shift();
     if (next) next();
-    else parseThreads -= 1;
+    else parsing -= 1;
   };
 }
 
@@ -135,7 +143,6 @@ async function* values(
   paths: string[],
   keys?: string[],
 ): AsyncGenerator<{ key: string | number | undefined; value: unknown }> {
-  const release = await threadPlace();
   const answers: (ThreadAnswer | Error)[] = [];
   let wake: (() => void) | undefined;
   const push = (answer: ThreadAnswer | Error) => {
@@ -166,8 +173,13 @@ async function* values(
   });
   try {
     for (;;) {
-      thread.postMessage('more');
-      while (!answers.length) await new Promise<void>((resolve) => (wake = resolve));
+      const release = await parsePlace();
+      try {
+        thread.postMessage('more');
+        while (!answers.length) await new Promise<void>((resolve) => (wake = resolve));
+      } finally {
+        release();
+      }
       const answer = answers.shift()!;
       if (answer instanceof Error) throw answer;
       for (const v of answer.values) yield v;
@@ -178,6 +190,5 @@ async function* values(
     }
   } finally {
     await thread.terminate();
-    release();
   }
 }

@@ -35,7 +35,7 @@ export class ScanThread {
     source: SCAN_THREAD_SOURCE,
     stoppedError: () => new Error('the vector scanning thread stopped'),
     onStart: (worker) => worker.unref(),
-    onReply: () => {
+    onSettled: () => {
       if (this.thread.inFlight === 0) this.idleTimer = setTimeout(() => void this.close(), IDLE_MS).unref();
     },
   });
