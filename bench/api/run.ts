@@ -18,6 +18,7 @@ import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import type { Dialect } from '../../src/db/schema.ts';
 import { childDatabase, childEnv, freePort, stopChild, waitForReady } from '../lib/child-server.ts';
+import { processCpuMs } from '../lib/process-cpu.ts';
 import { mainThreadProfile, summarizeProfile } from './profile-summary.ts';
 import { type SeedResult, seedNotes } from './seed.ts';
 
@@ -74,20 +75,6 @@ function spawnLogged(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[child] ${d}`));
   return child;
-}
-
-const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
-
-/** CPU time (user + system, every thread) a process has used, in ms, from /proc; undefined where there is none. */
-function processCpuMs(pid: number | undefined): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name: utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
-  } catch {
-    return undefined;
-  }
 }
 
 async function measure(

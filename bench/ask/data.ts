@@ -66,3 +66,19 @@ export function loadAskMeetings(dir = qmsumDir()): (AskMeeting & { split: Split 
       };
     });
 }
+
+/** An answer as ROUGE scores it: the text without its citation markers. */
+export const withoutMarkers = (answer: string) => answer.replace(/\s*\[\d+\]/g, '');
+
+/** The turn each citation quotes (by its start), and whether it lies inside one of the question's gold spans. */
+export function citedTurns(
+  note: AskNote,
+  query: AskQuery,
+  citations: readonly { start_ms?: number | null | undefined }[],
+): { turn: number; inSpan: boolean }[] {
+  const starts = note.segments.map((s) => s.start_ms);
+  return citations.map((c) => {
+    const turn = starts.indexOf(c.start_ms ?? -1);
+    return { turn, inSpan: query.spans.some(([lo, hi]) => turn >= lo && turn <= hi) };
+  });
+}

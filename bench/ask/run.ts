@@ -7,7 +7,14 @@ import {
 import { cleanText } from '../../src/features/processing/sentences.ts';
 import { dot } from '../../src/features/search/embedders/embedder.ts';
 import { STOPWORDS, stem, words } from '../../src/features/search/text/tokens.ts';
-import { type AskMeeting, type AskQuery, loadAskMeetings, type Split } from './data.ts';
+import {
+  type AskMeeting,
+  type AskQuery,
+  citedTurns,
+  loadAskMeetings,
+  type Split,
+  withoutMarkers,
+} from './data.ts';
 import { passageVectors } from './passage-vectors.ts';
 import { rouge } from './rouge.ts';
 
@@ -46,7 +53,7 @@ const empty = (): Totals => ({
 const normalise = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 function scoreAnswer(t: Totals, meeting: AskMeeting, q: AskQuery, a: Answer) {
-  const text = a.answer.replace(/\s*\[\d+\]/g, '');
+  const text = withoutMarkers(a.answer);
   const r = rouge(q.answer, text);
   t.n++;
   t.r1 += r.rouge1;
@@ -55,13 +62,13 @@ function scoreAnswer(t: Totals, meeting: AskMeeting, q: AskQuery, a: Answer) {
   t.words += text.split(/\s+/).filter(Boolean).length;
   if (a.answered) t.answered++;
   if (a.citations.length) t.cited++;
-  const starts = meeting.note.segments.map((s) => s.start_ms);
-  for (const c of a.citations) {
+  const cited = citedTurns(meeting.note, q, a.citations);
+  a.citations.forEach((c, i) => {
+    const { turn, inSpan } = cited[i]!;
     t.citations++;
-    const turn = starts.indexOf(c.start_ms!);
-    if (q.spans.some(([lo, hi]) => turn >= lo && turn <= hi)) t.inSpan++;
+    if (inSpan) t.inSpan++;
     if (normalise(meeting.note.segments[turn]?.text ?? '').includes(normalise(c.quote))) t.verbatim++;
-  }
+  });
 }
 
 /** The baseline: the 8 consecutive turns with the best BM25 score against the question, as the answer. */

@@ -17,7 +17,7 @@ import {
   sigmoid,
 } from '../../src/features/ask/locator.ts';
 import { dot } from '../../src/features/search/embedders/embedder.ts';
-import { type AskMeeting, loadAskMeetings } from './data.ts';
+import { type AskMeeting, citedTurns, loadAskMeetings, withoutMarkers } from './data.ts';
 import { passageVectors } from './passage-vectors.ts';
 import { rouge } from './rouge.ts';
 
@@ -167,14 +167,11 @@ function score(questions: readonly Question[], options: ExtractiveOptions, into:
   for (const q of questions) {
     const a = answerExtractively(q.query, [q.note], options);
     into.n++;
-    into.r1 += rouge(q.answer, a.answer.replace(/\s*\[\d+\]/g, '')).rouge1;
+    into.r1 += rouge(q.answer, withoutMarkers(a.answer)).rouge1;
     if (a.citations.length) into.cited++;
-    const starts = q.note.segments.map((s) => s.start_ms);
-    for (const c of a.citations) {
-      into.citations++;
-      const turn = starts.indexOf(c.start_ms!);
-      if (q.spans.some(([lo, hi]) => turn >= lo && turn <= hi)) into.inSpan++;
-    }
+    const cited = citedTurns(q.note, q, a.citations);
+    into.citations += cited.length;
+    into.inSpan += cited.filter((c) => c.inSpan).length;
   }
 }
 

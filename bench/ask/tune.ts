@@ -5,7 +5,7 @@ import {
   type ExtractiveOptions,
 } from '../../src/features/ask/extractive.ts';
 import { dot } from '../../src/features/search/embedders/embedder.ts';
-import { loadAskMeetings } from './data.ts';
+import { citedTurns, loadAskMeetings, withoutMarkers } from './data.ts';
 import { passageVectors } from './passage-vectors.ts';
 import { rouge } from './rouge.ts';
 
@@ -28,7 +28,6 @@ for (const change of grid) {
   let cit = 0;
   let inSpan = 0;
   for (const m of meetings) {
-    const starts = m.note.segments.map((s) => s.start_ms);
     for (const q of m.queries) {
       let note: AskNote = m.note;
       if (vectors) {
@@ -40,15 +39,13 @@ for (const change of grid) {
         };
       }
       const a = answerExtractively(q.query, [note], options);
-      const r = rouge(q.answer, a.answer.replace(/\s*\[\d+\]/g, ''));
+      const r = rouge(q.answer, withoutMarkers(a.answer));
       n++;
       r1 += r.rouge1;
       r2 += r.rouge2;
-      for (const c of a.citations) {
-        cit++;
-        const turn = starts.indexOf(c.start_ms!);
-        if (q.spans.some(([lo, hi]) => turn >= lo && turn <= hi)) inSpan++;
-      }
+      const cited = citedTurns(note, q, a.citations);
+      cit += cited.length;
+      inSpan += cited.filter((c) => c.inSpan).length;
     }
   }
   console.log(

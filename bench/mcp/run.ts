@@ -10,7 +10,7 @@
  * search_notes, whose every request takes tens of milliseconds), BENCH_DIALECTS
  * (sqlite,postgres), BENCH_WRITE_DOCS=0 (do not touch docs/performance.md).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,7 @@ import { reindexAll } from '../../src/features/search/index-note.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { seedNotes } from '../api/seed.ts';
 import { childDatabase, childEnv, freePort, stopChild, waitForReady } from '../lib/child-server.ts';
+import { processCpuMs } from '../lib/process-cpu.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NOTES = Number(process.env.BENCH_NOTES ?? 1000);
@@ -159,26 +160,6 @@ const quantile = (values: number[], q: number) => {
 
 const warmupOf = (requests: number) => Math.max(10, Math.round(requests / 10));
 
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU time (user + system) a process has used so far, in ms, from /proc; undefined where there is no /proc. */
-function cpuMsOf(pid: number): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // After "pid (comm) ", the fields start at field 3 (state); utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Server CPU per request of each variant: `requests` requests in a row, and the server process's CPU time before
  * and after. Unlike latency, CPU time hardly changes with load from other processes on the machine.
@@ -186,9 +167,9 @@ function cpuMsOf(pid: number): number | undefined {
 async function serverCpu(list: Variant[], requests: number, pid: number): Promise<(number | undefined)[]> {
   const out: (number | undefined)[] = [];
   for (const v of list) {
-    const before = cpuMsOf(pid);
+    const before = processCpuMs(pid);
     for (let i = 0; i < requests; i++) await v.run();
-    const after = cpuMsOf(pid);
+    const after = processCpuMs(pid);
     out.push(before === undefined || after === undefined ? undefined : (after - before) / requests);
   }
   return out;
