@@ -1,8 +1,6 @@
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { measuringStream } from '../storage/measuring-stream.ts';
+import { writeMeasured } from '../storage/measuring-stream.ts';
 
 /** What a copy wrote: its size and SHA-256 (hex), measured on the bytes as they passed. */
 export interface CopiedFile {
@@ -19,14 +17,12 @@ export async function copyHashed(open: () => Promise<Readable>, target: string):
   const source = await open();
   // pipeline listens from here; this covers the moment before it does.
   source.on('error', () => {});
-  const { stream: measuring, measured } = measuringStream();
   try {
-    await pipeline(source, measuring, fs.createWriteStream(target, { mode: 0o600 }));
+    const { size, sha256 } = await writeMeasured(source, target, { mode: 0o600 });
+    return { size_bytes: size, sha256 };
   } catch (err) {
     source.destroy();
     await fsp.rm(target, { force: true });
     throw err;
   }
-  const { size, sha256 } = measured();
-  return { size_bytes: size, sha256 };
 }

@@ -1,12 +1,10 @@
-import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import type { Context, Next } from 'hono';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../lib/errors.ts';
-import { measuringStream } from '../storage/measuring-stream.ts';
+import { writeMeasured } from '../storage/measuring-stream.ts';
 import { createTempPath, PRIVATE_FILE_MODE, removeTempFile } from '../storage/temp-files.ts';
 
 declare module 'hono' {
@@ -138,17 +136,16 @@ export async function receiveMultipart(
       stream.on('limit', () => fail(uploadTooLarge(options.maxFileBytes)));
       const write = (async () => {
         tempPath = await createTempPath(options.dataDir);
-        const { stream: measuring, measured } = measuringStream();
-        await pipeline(
-          stream,
-          measuring,
-          // flush: the file is on disk before its recording row can commit.
-          fs.createWriteStream(tempPath, { flags: 'wx', flush: true, mode: PRIVATE_FILE_MODE }),
-        );
+        // flush: the file is on disk before its recording row can commit.
+        const measured = await writeMeasured(stream, tempPath, {
+          flags: 'wx',
+          flush: true,
+          mode: PRIVATE_FILE_MODE,
+        });
         if ((stream as { truncated?: boolean }).truncated) throw uploadTooLarge(options.maxFileBytes);
         file = {
           path: tempPath,
-          ...measured(),
+          ...measured,
           ...(info.filename ? { filename: info.filename } : {}),
           ...(info.mimeType ? { declaredType: info.mimeType } : {}),
         };
