@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import type { Mode } from '../db/schema.ts';
@@ -27,6 +26,7 @@ import {
   createRecordingFromTranscript,
   findRecordingByContent,
 } from '../features/recordings/recordings.service.ts';
+import { writeMeasured } from '../features/storage/measuring-stream.ts';
 import { createTempPath, PRIVATE_FILE_MODE, removeTempFile } from '../features/storage/temp-files.ts';
 import { zodIssueToError } from '../http/validation.ts';
 import { runDueJobs } from '../jobs/worker.ts';
@@ -426,10 +426,12 @@ async function importOne(
     // Copied under DATA_DIR, from where storage moves it: the original stays where it is.
     const temp = await createTempPath(ctx.config.dataDir);
     try {
-      await pipeline(
-        fs.createReadStream(file),
-        fs.createWriteStream(temp, { flags: 'wx', flush: true, mode: PRIVATE_FILE_MODE }),
-      );
+      // Settles only once the copy is closed, so the removal below cannot be overtaken by its opening.
+      await writeMeasured(fs.createReadStream(file), temp, {
+        flags: 'wx',
+        flush: true,
+        mode: PRIVATE_FILE_MODE,
+      });
       const accepted = await createRecordingFromAudio(
         ctx,
         actor,
