@@ -79,6 +79,8 @@ export const ConfigSchema = z.object({
   WEBHOOKS_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(20),
   WORKER: booleanFlag.default(true),
   WORKER_POLL_MS: z.coerce.number().int().min(10).default(500),
+  // Jobs a worker process runs at once (0: the CPU cores, at most four).
+  JOB_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(0),
   JOB_LEASE_SECONDS: z.coerce.number().int().min(1).default(30),
   JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).default(5),
@@ -177,6 +179,8 @@ export type Config = {
   worker: {
     enabled: boolean;
     pollMs: number;
+    /** Jobs run at once per worker process: a note's processing mostly waits on threads, so two overlap. */
+    concurrency: number;
     leaseSeconds: number;
     maxAttempts: number;
     retryBaseSeconds: number;
@@ -344,6 +348,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     worker: {
       enabled: e.WORKER,
       pollMs: e.WORKER_POLL_MS,
+      concurrency: e.JOB_CONCURRENCY || Math.min(4, availableParallelism()),
       leaseSeconds: e.JOB_LEASE_SECONDS,
       maxAttempts: e.JOB_MAX_ATTEMPTS,
       retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,

@@ -101,6 +101,7 @@ async function main() {
     DATA_DIR: dataDir,
     WORKER: 'false',
     LOG_LEVEL: 'silent',
+    ...(process.env.JOB_CONCURRENCY ? { JOB_CONCURRENCY: process.env.JOB_CONCURRENCY } : {}),
     MODELS_DIR: process.env.MODELS_DIR ?? path.join(os.tmpdir(), 'minutes-test-models'),
     ...(process.env.EMBEDDER ? { EMBEDDER: process.env.EMBEDDER } : {}),
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
@@ -135,7 +136,7 @@ async function main() {
     counts = { imported: 0, failed: 0 };
     // The import's steps and the notes' processing share the queue: "imported" is when its last step ran.
     for (;;) {
-      const ran = await runDueJobs(deps);
+      const ran = await runDueJobs(deps, { lanes: deps.config.worker.concurrency });
       const view = await getImport(deps, actor, started.id);
       if (view.status !== 'running') {
         counts = { imported: view.imported, failed: view.failed };
@@ -155,7 +156,7 @@ async function main() {
   const imported = performance.now();
   let jobs = 0;
   for (;;) {
-    const ran = await runDueJobs(deps);
+    const ran = await runDueJobs(deps, { lanes: deps.config.worker.concurrency });
     if (ran === 0) break;
     jobs += ran;
   }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
@@ -26,6 +27,8 @@ export interface RunDueJobsOptions {
   signal?: AbortSignal;
   /** The account served last, kept across passes so accounts are taken in turn (jobsRepo.claimNext). */
   turn?: { after?: string };
+  /** Jobs run at once (config.worker.concurrency in the poll loop; one by default). */
+  lanes?: number;
 }
 
 /** Job retries: base × 2^(n−1), ±20% so jobs that failed together do not retry together, at most six hours. */
@@ -47,28 +50,67 @@ export function computeRetryDelayMs(
 }
 
 /**
- * Claims and runs due jobs one after another until none is due (or `signal` aborts); returns how many
- * it ran. Safe to call from several processes at once: each job is claimed by exactly one of them.
+ * Claims and runs due jobs until none is due (or `signal` aborts), `lanes` at a time; returns how many it ran.
+ * A lane that finds nothing due while another still runs a job looks again when that job ends, or after a poll
+ * interval (the job may enqueue more while it runs, as an import's steps do); the pass ends when no lane has a
+ * job. Safe to call from several processes at once: each job is claimed by exactly one of them.
  */
 export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): Promise<number> {
   const workerId = options.workerId ?? createWorkerId();
   const catalog = options.catalog ?? JOB_CATALOG;
   const turn = options.turn ?? {};
-  let ran = 0;
-  while (!options.signal?.aborted) {
-    const now = Date.now();
-    const job = await jobsRepo.claimNext(deps.db, deps.dialect, {
-      workerId,
-      now: toIso(now),
-      lockedUntil: toIso(now + deps.config.worker.leaseSeconds * 1000),
-      after: turn.after,
-    });
-    if (!job) break;
-    turn.after = job.account_id;
-    await runClaimedJob(deps, catalog, job, workerId);
-    ran++;
+  let running = 0;
+  // Settled, and replaced, each time a lane's job ends: what a lane with nothing due waits for.
+  let jobEnded = signalled();
+  const lane = async (): Promise<number> => {
+    let ran = 0;
+    while (!options.signal?.aborted) {
+      const now = Date.now();
+      const job = await jobsRepo.claimNext(deps.db, deps.dialect, {
+        workerId,
+        now: toIso(now),
+        lockedUntil: toIso(now + deps.config.worker.leaseSeconds * 1000),
+        after: turn.after,
+      });
+      if (!job) {
+        if (running === 0) break;
+        await firstOf(jobEnded.fired, deps.config.worker.pollMs, options.signal);
+        continue;
+      }
+      turn.after = job.account_id;
+      running++;
+      try {
+        await runClaimedJob(deps, catalog, job, workerId);
+      } finally {
+        running--;
+        jobEnded.fire();
+        jobEnded = signalled();
+      }
+      ran++;
+    }
+    return ran;
+  };
+  const counts = await Promise.all(Array.from({ length: Math.max(1, options.lanes ?? 1) }, lane));
+  return counts.reduce((sum, n) => sum + n, 0);
+}
+
+function signalled(): { fired: Promise<void>; fire(): void } {
+  let fire = () => {};
+  const fired = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  return { fired, fire };
+}
+
+/** Resolves when `event` does, `ms` have passed or `signal` aborts, whichever is first; leaves no timer behind. */
+async function firstOf(event: Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  const done = new AbortController();
+  const stop = AbortSignal.any(signal ? [done.signal, signal] : [done.signal]);
+  try {
+    await Promise.race([event, sleep(ms, undefined, { signal: stop }).catch(() => undefined)]);
+  } finally {
+    done.abort();
   }
-  return ran;
 }
 
 /**
@@ -85,7 +127,8 @@ export function startWorker(deps: Deps, options: Omit<RunDueJobsOptions, 'signal
     ticks: 'after-pass',
     jitter: POLL_JITTER,
     holdProcess: true,
-    pass: (signal) => runDueJobs(deps, { ...options, workerId, signal, turn }),
+    pass: (signal) =>
+      runDueJobs(deps, { lanes: deps.config.worker.concurrency, ...options, workerId, signal, turn }),
     onError: (error) => deps.logger.error({ err: error, worker_id: workerId }, 'polling for jobs failed'),
   });
   deps.logger.info({ worker_id: workerId, poll_ms: deps.config.worker.pollMs }, 'job worker started');

