@@ -108,13 +108,18 @@ try {
   }
   process.stderr.write(`indexing with ${process.env.EMBEDDER ?? 'builtin'}…\n`);
   const started = performance.now();
-  for (const [i, id] of ids.entries()) {
-    await indexNote(deps, space, id);
-    if ((i + 1) % 1000 === 0)
-      process.stderr.write(
-        `  ${i + 1}/${ids.length} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`,
-      );
-  }
+  // Notes indexed as many at a time as the job worker runs jobs, so the sentence model's threads all work.
+  let next = 0;
+  const indexer = async () => {
+    for (let i = next++; i < ids.length; i = next++) {
+      await indexNote(deps, space, ids[i]!);
+      if ((i + 1) % 1000 === 0)
+        process.stderr.write(
+          `  ${i + 1}/${ids.length} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`,
+        );
+    }
+  };
+  await Promise.all(Array.from({ length: deps.config.worker.concurrency }, indexer));
   const questions = meetings.flatMap((m) => m.queries.map((q) => q.query));
   const queryRandom = mulberry32(7);
   const asked = Array.from(

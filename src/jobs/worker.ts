@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
@@ -51,20 +50,21 @@ export function computeRetryDelayMs(
 
 /**
  * Claims and runs due jobs until none is due (or `signal` aborts), `lanes` at a time; returns how many it ran.
- * A lane that finds nothing due while another still runs a job looks again when that job ends, or after a poll
- * interval (the job may enqueue more while it runs, as an import's steps do); the pass ends when no lane has a
- * job. Safe to call from several processes at once: each job is claimed by exactly one of them.
+ * Claims are made one at a time (each sees the account turn the previous one left), and a lane that finds
+ * nothing due while another lane claims or runs a job looks again when that ends, or after a poll interval (a
+ * running job may enqueue more, as an import's steps do); the pass ends when no lane has anything. A lane that
+ * fails stops the others from claiming, and the pass rejects once they have finished. Safe to call from several
+ * processes at once: each job is claimed by exactly one of them.
  */
 export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): Promise<number> {
   const workerId = options.workerId ?? createWorkerId();
   const catalog = options.catalog ?? JOB_CATALOG;
   const turn = options.turn ?? {};
-  let running = 0;
-  // Settled, and replaced, each time a lane's job ends: what a lane with nothing due waits for.
-  let jobEnded = signalled();
-  const lane = async (): Promise<number> => {
-    let ran = 0;
-    while (!options.signal?.aborted) {
+  const failed = new AbortController();
+  const stopped = () => options.signal?.aborted === true || failed.signal.aborted;
+  let claims: Promise<unknown> = Promise.resolve();
+  const claim = () => {
+    const claimed = claims.then(async () => {
       const now = Date.now();
       const job = await jobsRepo.claimNext(deps.db, deps.dialect, {
         workerId,
@@ -72,26 +72,52 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
         lockedUntil: toIso(now + deps.config.worker.leaseSeconds * 1000),
         after: turn.after,
       });
-      if (!job) {
-        if (running === 0) break;
-        await firstOf(jobEnded.fired, deps.config.worker.pollMs, options.signal);
-        continue;
-      }
-      turn.after = job.account_id;
-      running++;
+      if (job) turn.after = job.account_id;
+      return job;
+    });
+    claims = claimed.catch(() => undefined);
+    return claimed;
+  };
+  // Lanes claiming or running a job; `settled` fires, and is replaced, whenever one of them is done.
+  let busy = 0;
+  let settled = signalled();
+  const done = () => {
+    busy--;
+    settled.fire();
+    settled = signalled();
+  };
+  const lane = async (): Promise<number> => {
+    let ran = 0;
+    while (!stopped()) {
+      busy++;
+      let job: JobRow | undefined;
       try {
-        await runClaimedJob(deps, catalog, job, workerId);
+        job = await claim();
+        if (job) {
+          await runClaimedJob(deps, catalog, job, workerId);
+          ran++;
+        }
       } finally {
-        running--;
-        jobEnded.fire();
-        jobEnded = signalled();
+        done();
       }
-      ran++;
+      if (job) continue;
+      if (busy === 0) break;
+      await firstOf(settled.fired, deps.config.worker.pollMs, options.signal);
     }
     return ran;
   };
-  const counts = await Promise.all(Array.from({ length: Math.max(1, options.lanes ?? 1) }, lane));
-  return counts.reduce((sum, n) => sum + n, 0);
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: Math.max(1, options.lanes ?? 1) }, () =>
+      lane().catch((error: unknown) => {
+        failed.abort();
+        settled.fire();
+        throw error;
+      }),
+    ),
+  );
+  const failure = outcomes.find((o) => o.status === 'rejected');
+  if (failure) throw failure.reason;
+  return outcomes.reduce((sum, o) => sum + (o.status === 'fulfilled' ? o.value : 0), 0);
 }
 
 function signalled(): { fired: Promise<void>; fire(): void } {
@@ -102,15 +128,19 @@ function signalled(): { fired: Promise<void>; fire(): void } {
   return { fired, fire };
 }
 
-/** Resolves when `event` does, `ms` have passed or `signal` aborts, whichever is first; leaves no timer behind. */
-async function firstOf(event: Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  const done = new AbortController();
-  const stop = AbortSignal.any(signal ? [done.signal, signal] : [done.signal]);
-  try {
-    await Promise.race([event, sleep(ms, undefined, { signal: stop }).catch(() => undefined)]);
-  } finally {
-    done.abort();
-  }
+/** Resolves when `event` does, `ms` have passed or `signal` aborts, whichever is first; leaves nothing behind. */
+function firstOf(event: Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const end = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', end);
+      resolve();
+    };
+    const timer = setTimeout(end, ms);
+    signal?.addEventListener('abort', end, { once: true });
+    void event.then(end);
+  });
 }
 
 /**

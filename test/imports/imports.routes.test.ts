@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runImportStep } from '../../src/features/imports/import-run.service.ts';
+import { enqueueJob } from '../../src/jobs/queue.ts';
 import { runDueJobs } from '../../src/jobs/worker.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
 import { type Harness, type TestResponse, useHarness } from '../helpers/harness.ts';
@@ -144,6 +145,39 @@ for (const dialect of DIALECTS) {
         expect(got.body.errors).toEqual([
           { item: 'omi.json: conversations[2]', message: expect.any(String) },
         ]);
+      });
+
+      it('queues each step ahead of the notes the previous step stored, behind what was queued before it', async () => {
+        const t = await h.tenant();
+        const accepted = await post(h, t.liveKey, {
+          bytes: await zipBytes(lifelogEntries()),
+          filename: 'export.zip',
+        });
+        // Queued before the step runs, as a note posted while an import is under way.
+        await enqueueJob(h.db.db, {
+          accountId: t.accountId,
+          mode: 'live',
+          type: 'test.earlier',
+          payload: {},
+          maxAttempts: 1,
+          runAt: new Date(Date.now() - 1).toISOString(),
+        });
+        await runImportStep(h.deps, { import_id: accepted.body.id, step: 0 }, { files: 1, ms: 60_000 });
+        // The account's jobs in the order the queue takes them (oldest run_at first).
+        const queued = await h.db.db
+          .selectFrom('jobs')
+          .select(['type', 'payload'])
+          .where('account_id', '=', t.accountId)
+          .where('status', '=', 'queued')
+          .orderBy('run_at')
+          .orderBy('id')
+          .execute();
+        // (Step 0's own job is still queued: the test ran the step without claiming it.)
+        const step = (p: unknown) => (typeof p === 'string' ? JSON.parse(p) : p).step as number | undefined;
+        expect(queued.map((j) => `${j.type}${j.type === 'import.run' ? ` ${step(j.payload)}` : ''}`)).toEqual(
+          ['import.run 0', 'test.earlier', 'import.run 1', 'process_note'],
+        );
+        await h.db.db.deleteFrom('jobs').where('account_id', '=', t.accountId).execute();
       });
 
       it('resumes a killed import where it stopped, with no duplicate note, and a stale step job does nothing', async () => {

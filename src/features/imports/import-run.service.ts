@@ -6,7 +6,7 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { spaceOf } from '../../lib/space.ts';
-import { nowIso } from '../../lib/time.ts';
+import { nowIso, toIso } from '../../lib/time.ts';
 import type { Actor } from '../api-keys/scopes.ts';
 import type { UploadedFile } from '../recordings/multipart-upload.ts';
 import { importExport } from './import-export.service.ts';
@@ -137,13 +137,19 @@ function toView(row: ImportRow, errors: { item: string; message: string }[]): Im
   };
 }
 
-function enqueueStep(deps: Deps, db: Db, row: ImportRow, step: number) {
+/**
+ * The next step is queued at the time the current one started (`runAt`), so it comes before the notes that step
+ * stored (the queue takes an account's jobs oldest first) but after what was queued before it: the import stores
+ * ahead while other lanes process its notes, instead of waiting each time for the notes it has just queued.
+ */
+function enqueueStep(deps: Deps, db: Db, row: ImportRow, step: number, runAt?: string) {
   return enqueueJob(db, {
     accountId: row.account_id,
     mode: row.mode,
     type: IMPORT_JOB,
     payload: { import_id: row.id, step },
     maxAttempts: deps.config.worker.maxAttempts,
+    ...(runAt ? { runAt } : {}),
   });
 }
 
@@ -201,7 +207,7 @@ export async function runImportStep(
       const next = row;
       const advanced = await deps.db.transaction().execute(async (trx) => {
         if (!(await importRunsRepo.advance(trx, next, {}, nowIso()))) return false;
-        await enqueueStep(deps, trx, next, next.step + 1);
+        await enqueueStep(deps, trx, next, next.step + 1, toIso(started));
         return true;
       });
       if (advanced) deps.wakeWorker();

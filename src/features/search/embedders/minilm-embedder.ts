@@ -149,7 +149,8 @@ export class MiniLmEmbedder implements Embedder {
       this.pool.splice(this.pool.indexOf(thread), 1);
       this.maxThreads = this.pool.length;
     }
-    if (this.pool.some((t) => !t.stopped)) return;
+    // The failed thread may not have exited yet: it does not count as running.
+    if (this.pool.some((t) => t !== thread && !t.stopped)) return;
     for (const job of [...this.queries.splice(0), ...this.passages.splice(0)]) job.reject(err);
   }
 

@@ -19,8 +19,8 @@ const CLOSE_LIMIT_MS = 5_000;
 
 /**
  * One thread running the sentence model (inference-worker.ts) with its own onnxruntime session, one job in
- * flight at a time. `onFree` is called whenever it can take a job: loaded, a job settled, a job failed. A thread
- * that stops is started again by the next job.
+ * flight at a time. `onFree` is called whenever it can take a job or be started again: loaded, a job settled,
+ * stopped. A thread that stops is started again when work waits.
  */
 export class ModelThread {
   private worker: Promise<Worker> | undefined;
@@ -61,6 +61,8 @@ export class ModelThread {
         this.settle(message);
       });
       worker.on('error', (err) => {
+        // Dying: no further job is sent to it (the exit that follows frees it for a restart).
+        this.loaded = false;
         if (!ready) reject(new EmbedderError(`The sentence model could not be loaded: ${err.message}`));
         this.fail(err);
       });
@@ -69,6 +71,8 @@ export class ModelThread {
         this.loaded = false;
         if (!ready) reject(new EmbedderError('The sentence model worker stopped while loading'));
         this.fail(new EmbedderError('The sentence model worker stopped'));
+        // Stopped: jobs waiting for a thread may now start this one again.
+        this.onFree();
       });
     });
     return this.worker;
@@ -115,7 +119,6 @@ export class ModelThread {
     const current = this.inFlight;
     this.inFlight = undefined;
     current?.job.reject(err);
-    if (current) this.onFree();
   }
 
   /** Lets the session go and ends the thread; terminated only if it has not ended within the limit. */
