@@ -29,8 +29,8 @@ export const DEFAULT_PRECISION: Precision = 'int8';
  * onnxruntime-node in worker threads (minilm/model-thread.ts). Tokenised by tokenizers.js from the package's
  * tokenizer.json (WordPiece, lower case), mean pooled over the tokens and L2 normalised, as the model was trained.
  * Each thread runs one batch at a time, queries before waiting index batches; another thread (up to `threads`)
- * starts only when work waits while every running one is busy, so indexing uses the cores and an instance that
- * only searches keeps one session. No network.
+ * starts only when work waits while every running one is busy, so indexing uses the cores while searches alone
+ * rarely start a second; a started thread stays (decision 92). No network.
  */
 export class MiniLmEmbedder implements Embedder {
   readonly id: string;
