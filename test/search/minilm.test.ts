@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { dot } from '../../src/features/search/embedders/embedder.ts';
 import { createEmbedder } from '../../src/features/search/embedders/load-embedder.ts';
-import { ensureOnnxModel, packagedMiniLm } from '../../src/features/search/embedders/minilm/model-file.ts';
+import {
+  BUILDER_VERSION,
+  ensureOnnxModel,
+  packagedMiniLm,
+} from '../../src/features/search/embedders/minilm/model-file.ts';
 import { halfToFloat } from '../../src/features/search/embedders/minilm/safetensors.ts';
 import type { MiniLmEmbedder } from '../../src/features/search/embedders/minilm-embedder.ts';
 import { MiniLmEmbedder as MiniLm } from '../../src/features/search/embedders/minilm-embedder.ts';
@@ -80,6 +84,28 @@ describe('all-MiniLM-L6-v2 (the builtin embedder)', () => {
     expect(dot(vectors[0]!, vectors[1]!)).toBeGreaterThan(dot(vectors[2]!, vectors[1]!));
   });
 
+  it('gives the vectors its id names: those the first builder gave, whatever the builder version', async () => {
+    // minilm-int8-vectors.json: builder 1's int8 vectors (commit 77ff36b). A builder change that moves them must
+    // bump VECTORS_VERSION, so that indexes built with the old vectors wait for a reindex.
+    const saved = JSON.parse(
+      fs.readFileSync(path.join(import.meta.dirname, 'minilm-int8-vectors.json'), 'utf8'),
+    ) as {
+      embedder: string;
+      texts: string[];
+      vectors: string[];
+    };
+    expect(int8.id).toBe(saved.embedder);
+    const vectors = await int8.embed(saved.texts, 'passage');
+    saved.vectors.forEach((encoded, i) => {
+      const bytes = Buffer.from(encoded, 'base64');
+      const expected = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+      let worst = 0;
+      for (let d = 0; d < expected.length; d++)
+        worst = Math.max(worst, Math.abs(vectors[i]![d]! - expected[d]!));
+      expect(worst).toBeLessThan(1e-4);
+    });
+  });
+
   it('keeps the event loop free while it computes (inference runs in a worker thread)', async () => {
     const passage = SENTENCES.join(' ').repeat(6);
     let turns = 0;
@@ -122,7 +148,9 @@ describe('the ONNX model file', () => {
     expect(first.built).toBe(true);
     expect(second).toEqual({ file: first.file, built: false });
     expect(builds).toBe(1);
-    expect(path.basename(first.file)).toMatch(/^all-MiniLM-L6-v2\.int8\.b1\.[0-9a-f]{16}\.onnx$/);
+    expect(path.basename(first.file)).toMatch(
+      new RegExp(`^all-MiniLM-L6-v2\\.int8\\.b${BUILDER_VERSION}\\.[0-9a-f]{16}\\.onnx$`),
+    );
     expect(fs.readdirSync(path.dirname(first.file)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   }, 60_000);
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { BACKGROUND_NICE_INCREMENT } from '../../../lib/thread-priority.ts';
 import { type Embedder, EmbedderError, type EmbedKind } from './embedder.ts';
 import type { Precision } from './minilm/bert-graph.ts';
-import { BUILDER_VERSION, ensureOnnxModel, type ModelSource, packagedMiniLm } from './minilm/model-file.ts';
+import { ensureOnnxModel, type ModelSource, packagedMiniLm, VECTORS_VERSION } from './minilm/model-file.ts';
 import { type ModelJob, ModelThread } from './minilm/model-thread.ts';
 
 /** all-MiniLM-L6-v2 was trained on sequences of at most 256 word pieces (its sentence-transformers setting). */
@@ -45,7 +45,7 @@ export class MiniLmEmbedder implements Embedder {
     readonly precision: Precision,
     private maxThreads: number,
   ) {
-    this.id = `minilm:all-MiniLM-L6-v2:${precision}:b${BUILDER_VERSION}`;
+    this.id = `minilm:all-MiniLM-L6-v2:${precision}:b${VECTORS_VERSION}`;
   }
 
   /** Builds the ONNX model if needed and starts the first thread; resolves once the model is loaded there. */

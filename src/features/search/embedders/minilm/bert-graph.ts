@@ -43,10 +43,12 @@ export async function buildBertGraph(
     inputs: string[],
     attributes: Node['attribute'] = [],
     outputs = 1,
+    domain?: string,
   ): string[] => {
     const out = Array.from({ length: outputs }, () => fresh(opType.toLowerCase()));
     nodes.push({
       op_type: opType,
+      ...(domain ? { domain } : {}),
       input: inputs,
       output: out,
       name: fresh(`n_${opType}`),
@@ -157,15 +159,9 @@ export async function buildBertGraph(
     ]);
     const attended = await linear(context, `${p}.attention.output.dense`);
     x = layerNorm(op1('Add', [attended, x]), `${p}.attention.output.LayerNorm`);
-    // Feed-forward with exact GELU: 0.5 · h · (1 + erf(h / √2)).
-    const h = await linear(x, `${p}.intermediate.dense`);
-    const gelu = op1('Mul', [
-      op1('Mul', [h, scalar(`${p}.half`, 0.5)]),
-      op1('Add', [
-        op1('Erf', [op1('Mul', [h, scalar(`${p}.inv_sqrt2`, Math.SQRT1_2)])]),
-        scalar(`${p}.one`, 1),
-      ]),
-    ]);
+    // Feed-forward with exact GELU, 0.5 · h · (1 + erf(h / √2)), as onnxruntime's own kernel (com.microsoft):
+    // one pass over the 1,536-wide activations instead of five, with the same vectors (decision 93).
+    const gelu = op('Gelu', [await linear(x, `${p}.intermediate.dense`)], [], 1, 'com.microsoft')[0]!;
     const out = await linear(gelu, `${p}.output.dense`);
     x = layerNorm(op1('Add', [out, x]), `${p}.output.LayerNorm`);
   }

@@ -171,7 +171,10 @@ export async function writeModel(
       ir_version: 8,
       producer_name: 'minutes',
       producer_version: producerVersion,
-      opset_import: [{ domain: '', version: opset }],
+      opset_import: [
+        { domain: '', version: opset },
+        { domain: 'com.microsoft', version: 1 },
+      ],
     }),
   ).finish();
   const body = GraphProto.encode(
