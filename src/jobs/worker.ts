@@ -51,10 +51,10 @@ export function computeRetryDelayMs(
 /**
  * Claims and runs due jobs until none is due (or `signal` aborts), `lanes` at a time; returns how many it ran.
  * Claims are made one at a time (each sees the account turn the previous one left), and a lane that finds
- * nothing due while another lane claims or runs a job looks again when that ends, or after a poll interval (a
- * running job may enqueue more, as an import's steps do); the pass ends when no lane has anything. A lane that
- * fails stops the others from claiming, and the pass rejects once they have finished. Safe to call from several
- * processes at once: each job is claimed by exactly one of them.
+ * nothing due while another lane runs a job looks again when that job ends, or after a poll interval (a running
+ * job may enqueue more, as an import's steps do); the pass ends when no lane has anything and no job runs. A
+ * lane that fails stops the others from claiming, and the pass rejects once they have finished. Safe to call
+ * from several processes at once: each job is claimed by exactly one of them.
  */
 export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): Promise<number> {
   const workerId = options.workerId ?? createWorkerId();
@@ -78,31 +78,30 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
     claims = claimed.catch(() => undefined);
     return claimed;
   };
-  // Lanes claiming or running a job; `settled` fires, and is replaced, whenever one of them is done.
-  let busy = 0;
-  let settled = signalled();
-  const done = () => {
-    busy--;
-    settled.fire();
-    settled = signalled();
-  };
+  // Lanes running a job; `ended` fires, and is replaced, whenever one of those jobs ends. Only a running job can
+  // enqueue more, so a lane that found nothing waits for a job's end, never for another lane's empty claim (with
+  // three lanes or more, empty claims waking each other would go on for ever).
+  let running = 0;
+  let ended = signalled();
   const lane = async (): Promise<number> => {
     let ran = 0;
     while (!stopped()) {
-      busy++;
-      let job: JobRow | undefined;
-      try {
-        job = await claim();
-        if (job) {
+      const job = await claim();
+      if (job) {
+        running++;
+        try {
           await runClaimedJob(deps, catalog, job, workerId);
           ran++;
+        } finally {
+          running--;
+          ended.fire();
+          ended = signalled();
         }
-      } finally {
-        done();
+        continue;
       }
-      if (job) continue;
-      if (busy === 0) break;
-      await firstOf(settled.fired, deps.config.worker.pollMs, options.signal);
+      // Nothing due and no job running that could enqueue more: the pass is over for this lane.
+      if (running === 0) break;
+      await firstOf(ended.fired, deps.config.worker.pollMs, options.signal);
     }
     return ran;
   };
@@ -110,7 +109,7 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
     Array.from({ length: Math.max(1, options.lanes ?? 1) }, () =>
       lane().catch((error: unknown) => {
         failed.abort();
-        settled.fire();
+        ended.fire();
         throw error;
       }),
     ),

@@ -68,6 +68,18 @@ for (const dialect of DIALECTS) {
       expect(seen.started).toBe(2);
     });
 
+    it('with more lanes than work, the pass ends: lanes that find nothing do not keep waking each other', async () => {
+      for (const lanes of [3, 4]) {
+        const { seen, catalog } = concurrencyProbe();
+        // An empty queue: every lane finds nothing while the others are only claiming.
+        expect(await runDueJobs(h.deps, { catalog, lanes })).toBe(0);
+        await enqueue({ followUp: true });
+        await enqueue({});
+        expect(await runDueJobs(h.deps, { catalog, lanes })).toBe(3);
+        expect(seen.started).toBe(3);
+      }
+    }, 60_000);
+
     it('the poll loop runs JOB_CONCURRENCY jobs at once', async () => {
       expect(h.deps.config.worker.concurrency).toBe(2);
       const { seen, catalog } = concurrencyProbe();
