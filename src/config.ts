@@ -348,7 +348,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     worker: {
       enabled: e.WORKER,
       pollMs: e.WORKER_POLL_MS,
-      concurrency: e.JOB_CONCURRENCY || Math.min(4, availableParallelism()),
+      // One lane more than the cores: a job spends part of its time in the database and waiting on threads.
+      concurrency: e.JOB_CONCURRENCY || Math.min(4, availableParallelism() + 1),
       leaseSeconds: e.JOB_LEASE_SECONDS,
       maxAttempts: e.JOB_MAX_ATTEMPTS,
       retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
