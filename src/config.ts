@@ -79,7 +79,7 @@ export const ConfigSchema = z.object({
   WEBHOOKS_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(20),
   WORKER: booleanFlag.default(true),
   WORKER_POLL_MS: z.coerce.number().int().min(10).default(500),
-  // Jobs a worker process runs at once (0: the CPU cores, at most four).
+  // Jobs a worker process runs at once (0: one more than the CPU cores, at most four).
   JOB_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(0),
   JOB_LEASE_SECONDS: z.coerce.number().int().min(1).default(30),
   JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
@@ -179,7 +179,7 @@ export type Config = {
   worker: {
     enabled: boolean;
     pollMs: number;
-    /** Jobs run at once per worker process: a note's processing mostly waits on threads, so two overlap. */
+    /** Jobs run at once per worker process: a note's processing mostly waits on threads, so several overlap. */
     concurrency: number;
     leaseSeconds: number;
     maxAttempts: number;

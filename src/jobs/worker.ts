@@ -65,6 +65,8 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
   let claims: Promise<unknown> = Promise.resolve();
   const claim = () => {
     const claimed = claims.then(async () => {
+      // A claim queued before the pass stopped must not start a job after it.
+      if (stopped()) return undefined;
       const now = Date.now();
       const job = await jobsRepo.claimNext(deps.db, deps.dialect, {
         workerId,
@@ -78,11 +80,14 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
     claims = claimed.catch(() => undefined);
     return claimed;
   };
-  // Lanes running a job; `ended` fires, and is replaced, whenever one of those jobs ends. Only a running job can
-  // enqueue more, so a lane that found nothing waits for a job's end, never for another lane's empty claim (with
-  // three lanes or more, empty claims waking each other would go on for ever).
+  // Lanes running a job, and the lanes waiting for one of those jobs to end. Only a running job can enqueue more,
+  // so a lane that found nothing waits for a job's end, never for another lane's empty claim (with three lanes or
+  // more, empty claims waking each other would go on for ever).
   let running = 0;
-  let ended = signalled();
+  const waiting = new Set<() => void>();
+  const wakeAll = () => {
+    for (const wake of [...waiting]) wake();
+  };
   const lane = async (): Promise<number> => {
     let ran = 0;
     while (!stopped()) {
@@ -94,14 +99,15 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
           ran++;
         } finally {
           running--;
-          ended.fire();
-          ended = signalled();
+          wakeAll();
         }
         continue;
       }
+      // Nothing due: the claims queued behind this one may still find a job (which then runs), so settle them.
+      if (running === 0) await claims;
       // Nothing due and no job running that could enqueue more: the pass is over for this lane.
       if (running === 0) break;
-      await firstOf(ended.fired, deps.config.worker.pollMs, options.signal);
+      await jobEndOrPoll(waiting, deps.config.worker.pollMs, options.signal);
     }
     return ran;
   };
@@ -109,7 +115,7 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
     Array.from({ length: Math.max(1, options.lanes ?? 1) }, () =>
       lane().catch((error: unknown) => {
         failed.abort();
-        ended.fire();
+        wakeAll();
         throw error;
       }),
     ),
@@ -119,26 +125,22 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
   return outcomes.reduce((sum, o) => sum + (o.status === 'fulfilled' ? o.value : 0), 0);
 }
 
-function signalled(): { fired: Promise<void>; fire(): void } {
-  let fire = () => {};
-  const fired = new Promise<void>((resolve) => {
-    fire = resolve;
-  });
-  return { fired, fire };
-}
-
-/** Resolves when `event` does, `ms` have passed or `signal` aborts, whichever is first; leaves nothing behind. */
-function firstOf(event: Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Resolves when a job ends (`waiting`'s functions are called), `ms` have passed or `signal` aborts, whichever is
+ * first; leaves nothing behind.
+ */
+function jobEndOrPoll(waiting: Set<() => void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (signal?.aborted) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const end = () => {
       clearTimeout(timer);
+      waiting.delete(end);
       signal?.removeEventListener('abort', end);
       resolve();
     };
     const timer = setTimeout(end, ms);
+    waiting.add(end);
     signal?.addEventListener('abort', end, { once: true });
-    void event.then(end);
   });
 }
 

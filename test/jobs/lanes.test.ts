@@ -78,7 +78,7 @@ for (const dialect of DIALECTS) {
         expect(await runDueJobs(h.deps, { catalog, lanes })).toBe(3);
         expect(seen.started).toBe(3);
       }
-    }, 60_000);
+    }, 20_000);
 
     it('the poll loop runs JOB_CONCURRENCY jobs at once', async () => {
       expect(h.deps.config.worker.concurrency).toBe(2);

@@ -140,10 +140,18 @@ describe('the ONNX model file', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-minilm-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('is built once under MODELS_DIR, named by the weights hash and builder version, then reused', async () => {
+  it('is built once under MODELS_DIR, named by the weights hash and builder version, then reused; older builds go', async () => {
     const source = await packagedMiniLm();
     let builds = 0;
+    // An older builder's file goes; a newer builder's stays (a newer process may be running beside this one).
+    const older = path.join(dir, 'minilm', 'all-MiniLM-L6-v2.int8.b1.0123456789abcdef.onnx');
+    const newer = path.join(dir, 'minilm', 'all-MiniLM-L6-v2.int8.b999.0123456789abcdef.onnx');
+    fs.mkdirSync(path.dirname(older), { recursive: true });
+    fs.writeFileSync(older, 'old');
+    fs.writeFileSync(newer, 'new');
     const first = await ensureOnnxModel(dir, source, 'int8', () => builds++);
+    expect(fs.existsSync(older)).toBe(false);
+    expect(fs.existsSync(newer)).toBe(true);
     const second = await ensureOnnxModel(dir, source, 'int8', () => builds++);
     expect(first.built).toBe(true);
     expect(second).toEqual({ file: first.file, built: false });

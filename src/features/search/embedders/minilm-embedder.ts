@@ -45,6 +45,7 @@ export class MiniLmEmbedder implements Embedder {
     readonly precision: Precision,
     private maxThreads: number,
   ) {
+    // `b` once stood for the builder; kept so that ids of existing indexes stay valid.
     this.id = `minilm:all-MiniLM-L6-v2:${precision}:b${VECTORS_VERSION}`;
   }
 

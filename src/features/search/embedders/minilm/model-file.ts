@@ -8,12 +8,12 @@ import { writeModel } from './onnx-proto.ts';
 import { SafeTensors } from './safetensors.ts';
 
 /** Bumped whenever bert-graph.ts changes what it writes: the model file is then built anew. */
-export const BUILDER_VERSION = 2;
+export const BUILDER_VERSION = 3;
 
 /**
  * Which vectors the built model gives, part of the embedder's id: bumped only when a builder change moves them,
- * since a new id makes every index wait for `minutes reindex`. Builder 2 (the fused GELU) gives builder 1's
- * vectors, which test/search/minilm-vectors.test.ts holds.
+ * since a new id makes every index wait for `minutes reindex`. Builder 3 (the fused GELU; 2 was an experiment
+ * that did not land) gives builder 1's vectors, which test/search/minilm-int8-vectors.json holds.
  */
 export const VECTORS_VERSION = 1;
 
@@ -86,11 +86,15 @@ export async function ensureOnnxModel(
     await handle.close();
   }
   await fs.rename(temp, file);
+  // Files of older builders or other weights go; a newer builder's file stays, so an older process left running
+  // beside a newer one (a rolling upgrade) never removes the file the newer one loads.
   for (const other of await fs.readdir(dir)) {
+    const builder = /^all-MiniLM-L6-v2\.[a-z0-9]+\.b(\d+)\.[0-9a-f]+\.onnx$/.exec(other)?.[1];
     if (
       other.startsWith(`all-MiniLM-L6-v2.${precision}.`) &&
       path.join(dir, other) !== file &&
-      !other.endsWith('.tmp')
+      builder !== undefined &&
+      Number(builder) <= BUILDER_VERSION
     )
       await fs.rm(path.join(dir, other), { force: true });
   }

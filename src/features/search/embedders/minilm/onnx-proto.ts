@@ -1,9 +1,10 @@
 import protobuf from 'protobufjs';
 
 /**
- * The part of ONNX's `onnx.proto` (IR version 8) that a model made of plain operators needs, declared here with
- * protobufjs reflection: field numbers and types as in the ONNX specification. Nothing is downloaded or
- * generated; the messages are only encoded (onnxruntime reads the file).
+ * The part of ONNX's `onnx.proto` (IR version 8) that our graphs need (operators of the default domain and of
+ * onnxruntime's `com.microsoft`), declared here with protobufjs reflection: field numbers and types as in the
+ * ONNX specification. Nothing is downloaded or generated; the messages are only encoded (onnxruntime reads the
+ * file).
  */
 const root = protobuf.Root.fromJSON({
   nested: {
@@ -154,7 +155,7 @@ const lengthDelimited = (field: number, length: number) =>
   Buffer.concat([varint((field << 3) | 2), varint(length)]);
 
 /**
- * Serialises a graph as an ONNX model file (IR 8, default-domain opset `opset`), piece by piece: protobuf lets a
+ * Serialises a graph as an ONNX model file (IR 8, default-domain opset `opset`, com.microsoft opset 1), piece by piece: protobuf lets a
  * message's fields come in any order, so the graph is its nodes and inputs encoded at once, then each initializer
  * encoded on its own (field 5), and the model's `graph` field (7) wraps their total length. `write` gets the
  * pieces in order; between initializers the event loop gets a turn, so encoding 60 MB of weights never holds it.
