@@ -155,10 +155,11 @@ const lengthDelimited = (field: number, length: number) =>
   Buffer.concat([varint((field << 3) | 2), varint(length)]);
 
 /**
- * Serialises a graph as an ONNX model file (IR 8, default-domain opset `opset`, com.microsoft opset 1), piece by piece: protobuf lets a
- * message's fields come in any order, so the graph is its nodes and inputs encoded at once, then each initializer
- * encoded on its own (field 5), and the model's `graph` field (7) wraps their total length. `write` gets the
- * pieces in order; between initializers the event loop gets a turn, so encoding 60 MB of weights never holds it.
+ * Serialises a graph as an ONNX model file (IR 8, default-domain opset `opset`, com.microsoft opset 1), piece by
+ * piece: protobuf lets a message's fields come in any order, so the graph is its nodes and inputs encoded at once,
+ * then each initializer encoded on its own (field 5), and the model's `graph` field (7) wraps their total length.
+ * `write` gets the pieces in order; between initializers the event loop gets a turn, so encoding 60 MB of weights
+ * never holds it.
  */
 export async function writeModel(
   graph: Graph,
