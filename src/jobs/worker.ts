@@ -86,7 +86,7 @@ export async function runDueJobs(deps: Deps, options: RunDueJobsOptions = {}): P
   let running = 0;
   const waiting = new Set<() => void>();
   const wakeAll = () => {
-    for (const wake of [...waiting]) wake();
+    for (const wake of waiting) wake();
   };
   const lane = async (): Promise<number> => {
     let ran = 0;

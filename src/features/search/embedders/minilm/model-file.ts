@@ -34,6 +34,26 @@ export async function packagedMiniLm(): Promise<ModelSource> {
   };
 }
 
+interface ModelFileName {
+  precision: string;
+  builder: number;
+  digest: string;
+}
+
+const NAME = /^all-MiniLM-L6-v2\.([a-z0-9]+)\.b(\d+)\.([0-9a-f]+)\.onnx$/;
+
+/** The model file's name, the one place its format is written (`parseModelFileName` reads it back). */
+export function modelFileName({ precision, builder, digest }: ModelFileName): string {
+  return `all-MiniLM-L6-v2.${precision}.b${builder}.${digest}.onnx`;
+}
+
+/** The parts of a model file's name, or undefined for any other file (a temporary one, say). */
+export function parseModelFileName(name: string): ModelFileName | undefined {
+  const parts = NAME.exec(name);
+  if (!parts) return undefined;
+  return { precision: parts[1] as string, builder: Number(parts[2]), digest: parts[3] as string };
+}
+
 async function hashFiles(files: readonly string[]): Promise<string> {
   const hash = createHash('sha256');
   for (const file of files) {
@@ -57,7 +77,7 @@ export async function ensureOnnxModel(
 ): Promise<{ file: string; built: boolean }> {
   const digest = (await hashFiles([source.weightsPath, source.configPath])).slice(0, 16);
   const dir = path.join(modelsDir, 'minilm');
-  const file = path.join(dir, `all-MiniLM-L6-v2.${precision}.b${BUILDER_VERSION}.${digest}.onnx`);
+  const file = path.join(dir, modelFileName({ precision, builder: BUILDER_VERSION, digest }));
   try {
     await fs.access(file);
     return { file, built: false };
@@ -89,13 +109,8 @@ export async function ensureOnnxModel(
   // Files of older builders or other weights go; a newer builder's file stays, so an older process left running
   // beside a newer one (a rolling upgrade) never removes the file the newer one loads.
   for (const other of await fs.readdir(dir)) {
-    const builder = /^all-MiniLM-L6-v2\.[a-z0-9]+\.b(\d+)\.[0-9a-f]+\.onnx$/.exec(other)?.[1];
-    if (
-      other.startsWith(`all-MiniLM-L6-v2.${precision}.`) &&
-      path.join(dir, other) !== file &&
-      builder !== undefined &&
-      Number(builder) <= BUILDER_VERSION
-    )
+    const parts = parseModelFileName(other);
+    if (parts?.precision === precision && parts.builder <= BUILDER_VERSION && path.join(dir, other) !== file)
       await fs.rm(path.join(dir, other), { force: true });
   }
   return { file, built: true };
