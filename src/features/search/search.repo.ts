@@ -11,6 +11,11 @@ import { vectorsRepo } from './repo/vectors.repo.ts';
 
 export type { ChunkRow, NewChunkRow, SearchFilters, Space } from './repo/search-rows.ts';
 
+/** A frequent term's notes in a space, from its notes in the whole index scaled to the space (at least `cap`). */
+function estimate(global: number, spaceSize: number, total: number, cap: number): number {
+  return Math.min(spaceSize, Math.max(cap, Math.round((global * spaceSize) / Math.max(1, total))));
+}
+
 /** Term statistics of a space: how many notes it has and how many of them hold each query term. */
 export const termStatsRepo = {
   /**
@@ -30,6 +35,21 @@ export const termStatsRepo = {
   ): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     let total: number | undefined;
+    const notesInIndex = async () =>
+      (total ??= Number(
+        (
+          await db
+            .selectFrom('notes')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ));
+    // SQLite: notes of every space holding the stem (fts5vocab, one index lookup).
+    const inIndex = async (stem: string) =>
+      Number(
+        (await sql<{ doc: number }>`SELECT doc FROM notes_fts_vocab WHERE term = ${stem}`.execute(db)).rows[0]
+          ?.doc ?? 0,
+      );
     for (const { term, stem } of terms) {
       if (!SAFE_TERM.test(term)) {
         out.set(term, 0);
@@ -40,6 +60,16 @@ export const termStatsRepo = {
       if (known !== undefined && known * spaceSize > cap) {
         out.set(term, Math.min(spaceSize, Math.max(cap, Math.round(known * spaceSize))));
         continue;
+      }
+      if (dialect === 'sqlite') {
+        // At least `global − notes outside the space` of the space's notes hold the term: when that reaches the
+        // cap, counting would stop at the cap and estimate, so estimate without scanning (one account's
+        // instance: every frequent word).
+        const global = await inIndex(stem);
+        if (global >= cap && global - ((await notesInIndex()) - spaceSize) >= cap) {
+          out.set(term, estimate(global, spaceSize, await notesInIndex(), cap));
+          continue;
+        }
       }
       const rows =
         dialect === 'postgres'
@@ -59,19 +89,7 @@ export const termStatsRepo = {
         // No cheap index-wide count on PostgreSQL: a term in more notes than the cap counts as common.
         df = Math.max(cap, Math.round(spaceSize / 2));
       } else if (df >= cap) {
-        total ??= Number(
-          (
-            await db
-              .selectFrom('notes')
-              .select((eb) => eb.fn.countAll<number>().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
-        const vocab = await sql<{
-          doc: number;
-        }>`SELECT doc FROM notes_fts_vocab WHERE term = ${stem}`.execute(db);
-        const global = Number(vocab.rows[0]?.doc ?? 0);
-        df = Math.max(cap, Math.round((global * spaceSize) / Math.max(1, total)));
+        df = estimate(await inIndex(stem), spaceSize, await notesInIndex(), cap);
       }
       out.set(term, Math.min(df, spaceSize));
     }
