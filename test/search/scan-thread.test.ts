@@ -1,28 +1,29 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ScanThread } from '../../src/features/search/vectors/scan-thread.ts';
+import { allocateScanSpace, ScanThread } from '../../src/features/search/vectors/scan-thread.ts';
 import { AppError } from '../../src/lib/errors.ts';
 
 const DIMS = 8;
 const COUNT = 20_000;
 
-function sharedVectors(): Float32Array {
-  const vectors = new Float32Array(new SharedArrayBuffer(COUNT * DIMS * 4));
+function sharedVectors() {
+  const space = allocateScanSpace(COUNT, DIMS);
+  const { vectors } = space;
   // Fixed pseudo-random values without repeating rows, so a failure replays the same way and nothing ties.
   for (let i = 0; i < vectors.length; i++) {
     const x = Math.sin(i * 12.9898 + 78.233) * 43_758.5453;
     vectors[i] = x - Math.floor(x) - 0.5;
   }
-  return vectors;
+  return space;
 }
 
 describe('vector scan thread', () => {
   const thread = new ScanThread();
   afterAll(() => thread.close());
-  const vectors = sharedVectors();
+  const { memory, vectors } = sharedVectors();
   const query = Float32Array.from({ length: DIMS }, (_, i) => (i % 2 ? 1 : -1) / Math.sqrt(DIMS));
 
   it('returns the exact nearest rows, best first', async () => {
-    const result = await thread.scan({ vectors, count: COUNT, dims: DIMS, query, k: 5 });
+    const result = await thread.scan({ memory, count: COUNT, dims: DIMS, query, k: 5 });
     const expected = Array.from({ length: COUNT }, (_, row) => {
       let dot = 0;
       for (let d = 0; d < DIMS; d++) dot += vectors[row * DIMS + d]! * query[d]!;
@@ -38,7 +39,7 @@ describe('vector scan thread', () => {
 
   it('answers `unavailable` (503) at once when too many scans wait, and still serves the ones queued', async () => {
     const scans = Array.from({ length: 80 }, () =>
-      thread.scan({ vectors, count: COUNT, dims: DIMS, query, k: 3 }).then(
+      thread.scan({ memory, count: COUNT, dims: DIMS, query, k: 3 }).then(
         (r) => ({ ok: true as const, first: r.indexes[0] }),
         (err: unknown) => ({ ok: false as const, err }),
       ),
@@ -55,9 +56,40 @@ describe('vector scan thread', () => {
     expect(new Set(served.map((o) => o.first)).size).toBe(1);
   });
 
-  it('refuses vectors that are not in shared memory', async () => {
-    await expect(
-      thread.scan({ vectors: new Float32Array(DIMS), count: 1, dims: DIMS, query, k: 1 }),
-    ).rejects.toThrow(/SharedArrayBuffer/);
+  it('refuses memory that is not shared, and more rows than the memory holds', async () => {
+    const unshared = new WebAssembly.Memory({ initial: 1 });
+    await expect(thread.scan({ memory: unshared, count: 1, dims: DIMS, query, k: 1 })).rejects.toThrow(
+      /shared WebAssembly memory/,
+    );
+    await expect(thread.scan({ memory, count: COUNT * 2, dims: DIMS, query, k: 1 })).rejects.toThrow(
+      /do not fit/,
+    );
+  });
+
+  it('scans rows of any width (sixteen, four and one floats a step) as a plain loop does', async () => {
+    for (const dims of [1, 3, 4, 7, 16, 21, 384]) {
+      const count = 300;
+      const space = allocateScanSpace(count, dims);
+      space.vectors.forEach((_, i) => {
+        space.vectors[i] = Math.cos(i * 0.37 + dims);
+      });
+      const q = Float32Array.from({ length: dims }, (_, d) => Math.sin(d + 1));
+      const result = await thread.scan({ memory: space.memory, count, dims, query: q, k: 3 });
+      const dots = Array.from({ length: count }, (_, row) => {
+        let dot = 0;
+        for (let d = 0; d < dims; d++) dot += space.vectors[row * dims + d]! * q[d]!;
+        return { row, dot };
+      }).sort((a, b) => b.dot - a.dot || a.row - b.row);
+      expect(Array.from(result.indexes), `dims ${dims}`).toEqual(dots.slice(0, 3).map((d) => d.row));
+      result.similarities.forEach((s, i) => {
+        expect(Math.abs(s - dots[i]!.dot), `dims ${dims}`).toBeLessThan(1e-4 * Math.max(1, dims));
+      });
+    }
+  });
+
+  it('loads the bytes dots.wat assembles to', async () => {
+    const { assembleDots, dotsModuleSource } = await import('../../scripts/build-dots-wasm.ts');
+    const committed = await import('../../src/features/search/vectors/dots-wasm.ts');
+    expect(dotsModuleSource(await assembleDots())).toContain(committed.DOTS_WASM_BASE64);
   });
 });

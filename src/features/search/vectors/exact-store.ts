@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/schema.ts';
 import { type Space, searchRepo } from '../search.repo.ts';
-import { ScanThread } from './scan-thread.ts';
+import { allocateScanSpace, ScanThread } from './scan-thread.ts';
 import type { VectorHit, VectorStore } from './vector-store.ts';
 
 /** Note vectors read per page by the exact search: 2,000 × 384 floats is 3 MB, whatever the space's size. */
@@ -10,7 +10,8 @@ interface CachedSpace {
   /** The space's note-vector version when read (`search_meta`): another means re-read. */
   stamp: string;
   ids: string[];
-  vectors: Float32Array;
+  /** The vectors, a row per id, at the start of shared memory the scanning thread computes in. */
+  memory: WebAssembly.Memory;
   dims: number;
 }
 
@@ -40,7 +41,7 @@ function cacheKey(space: Space, embedderId: string): string {
 function dropCached(cache: ExactVectorCache, key: string): void {
   const cached = cache.spaces.get(key);
   if (!cached) return;
-  cache.bytes -= cached.vectors.byteLength;
+  cache.bytes -= cached.memory.buffer.byteLength;
   cache.spaces.delete(key);
 }
 
@@ -73,7 +74,7 @@ export function createExactStore(cache: ExactVectorCache): VectorStore {
       if (stamp && stamp.count * dims * 4 <= cache.budgetBytes) {
         const ids: string[] = [];
         // Shared with the scanning thread, which reads it in place.
-        const vectors = new Float32Array(new SharedArrayBuffer(stamp.count * dims * 4));
+        const { memory, vectors } = allocateScanSpace(stamp.count, dims);
         let after = '';
         for (;;) {
           const page = await searchRepo.noteVectorsAfter(db, embedderId, after, EXACT_PAGE, space);
@@ -85,12 +86,12 @@ export function createExactStore(cache: ExactVectorCache): VectorStore {
           if (page.length < EXACT_PAGE) break;
           after = page[page.length - 1]!.note_id;
         }
-        cached = { stamp: version, ids, vectors: vectors.subarray(0, ids.length * dims), dims };
-        while (cache.spaces.size && cache.bytes + cached.vectors.byteLength > cache.budgetBytes) {
+        cached = { stamp: version, ids, memory, dims };
+        while (cache.spaces.size && cache.bytes + memory.buffer.byteLength > cache.budgetBytes) {
           dropCached(cache, cache.spaces.keys().next().value!);
         }
         cache.spaces.set(key, cached);
-        cache.bytes += cached.vectors.byteLength;
+        cache.bytes += memory.buffer.byteLength;
       }
       if (cached) {
         // Most recently used last.
@@ -110,9 +111,9 @@ async function nearest(
   vector: Float32Array,
   k: number,
 ): Promise<VectorHit[]> {
-  const { ids, vectors, dims } = cached;
+  const { ids, memory, dims } = cached;
   const { indexes, similarities } = await scanner.scan({
-    vectors,
+    memory,
     count: ids.length,
     dims,
     query: vector,

@@ -7,9 +7,28 @@ const MAX_WAITING = 64;
 /** An idle thread ends after this long; the next scan starts another (tens of milliseconds). */
 const IDLE_MS = 60_000;
 
-export interface ScanRequest {
-  /** One row of `dims` per note, over a SharedArrayBuffer (shared with the thread, not copied). */
+/** A space's vectors where the scanning thread computes: shared WebAssembly memory (not copied per scan). */
+export interface ScanSpace {
+  memory: WebAssembly.Memory;
+  /** One row of `dims` per note, at the start of `memory`; fill it before the first scan. */
   vectors: Float32Array;
+}
+
+const PAGE = 65_536;
+
+/**
+ * Memory for `rows` vectors of `dims` floats, then the room a scan uses (the query and one score a row: the layout
+ * scan-thread.source.ts reads), in whole WebAssembly pages.
+ */
+export function allocateScanSpace(rows: number, dims: number): ScanSpace {
+  const pages = Math.max(1, Math.ceil((((rows + 1) * dims + rows) * 4) / PAGE));
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  return { memory, vectors: new Float32Array(memory.buffer, 0, rows * dims) };
+}
+
+export interface ScanRequest {
+  /** Where the vectors are (allocateScanSpace): the first `count` rows are scanned. */
+  memory: WebAssembly.Memory;
   count: number;
   dims: number;
   query: Float32Array;
@@ -41,8 +60,12 @@ export class ScanThread {
   });
 
   async scan(request: ScanRequest): Promise<ScanResult> {
-    if (!(request.vectors.buffer instanceof SharedArrayBuffer)) {
-      throw new Error('the vectors to scan must be in a SharedArrayBuffer');
+    const { memory, count, dims } = request;
+    if (!(memory instanceof WebAssembly.Memory) || !(memory.buffer instanceof SharedArrayBuffer)) {
+      throw new Error('the vectors to scan must be in shared WebAssembly memory (allocateScanSpace)');
+    }
+    if (((count + 1) * dims + count) * 4 > memory.buffer.byteLength) {
+      throw new Error(`${count} rows of ${dims} do not fit the memory to scan`);
     }
     if (this.thread.inFlight > MAX_WAITING) {
       throw new AppError('unavailable', 'Too many searches are running right now. Try again shortly.');
