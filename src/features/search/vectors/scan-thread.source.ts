@@ -4,7 +4,7 @@ import { DOTS_WASM_BASE64 } from './dots-wasm.ts';
  * The source of the thread that compares a query with a cached space's note vectors (the exact vector store):
  * 100,000 vectors of 384 floats are tens of millions of multiply-adds, which would stop the API's event loop for
  * 50–300 ms. The vectors are in shared WebAssembly memory, so a message carries no copy of them, and the dot
- * products run in dots.wat's SIMD loop (four lanes at a time; several times faster than a JavaScript loop). Plain
+ * products run in dots.wat's SIMD loop (the same sums as a JavaScript loop, several times faster). Plain
  * JavaScript evaluated as the worker's script (`new Worker(source, { eval: true })`), so it works the same from
  * the sources (tsx) and from the bundle (dist/main.js), like the SQLite and sentence-model threads.
  *
@@ -16,13 +16,13 @@ export const SCAN_THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const dotsModule = new WebAssembly.Module(Buffer.from('${DOTS_WASM_BASE64}', 'base64'));
 
-// The memory's layout (allocateScanSpace): count rows of dims floats, then the query, then one score a row.
+// The memory's layout (scanLayout): count rows of dims floats, then the query, then a float64 score a row.
 function nearest(memory, count, dims, query, k) {
   const queryAt = count * dims * 4;
-  const scoresAt = queryAt + dims * 4;
+  const scoresAt = Math.ceil((queryAt + dims * 4) / 8) * 8;
   new Float32Array(memory.buffer, queryAt, dims).set(query);
   new WebAssembly.Instance(dotsModule, { env: { memory } }).exports.dots(0, count, dims, queryAt, scoresAt);
-  const scores = new Float32Array(memory.buffer, scoresAt, count);
+  const scores = new Float64Array(memory.buffer, scoresAt, count);
   const rows = [];
   const sims = [];
   for (let i = 0; i < count; i++) {

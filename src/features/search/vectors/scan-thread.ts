@@ -17,11 +17,17 @@ export interface ScanSpace {
 const PAGE = 65_536;
 
 /**
- * Memory for `rows` vectors of `dims` floats, then the room a scan uses (the query and one score a row: the layout
- * scan-thread.source.ts reads), in whole WebAssembly pages.
+ * Where a scan of `count` rows of `dims` keeps its scores (float64, one a row, after the rows and the query), and
+ * the bytes it needs: the layout scan-thread.source.ts uses.
  */
+export function scanLayout(count: number, dims: number): { scoresAt: number; bytes: number } {
+  const scoresAt = Math.ceil(((count + 1) * dims * 4) / 8) * 8;
+  return { scoresAt, bytes: scoresAt + count * 8 };
+}
+
+/** Memory for `rows` vectors of `dims` floats and the room a scan of them uses, in whole WebAssembly pages. */
 export function allocateScanSpace(rows: number, dims: number): ScanSpace {
-  const pages = Math.max(1, Math.ceil((((rows + 1) * dims + rows) * 4) / PAGE));
+  const pages = Math.max(1, Math.ceil(scanLayout(rows, dims).bytes / PAGE));
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
   return { memory, vectors: new Float32Array(memory.buffer, 0, rows * dims) };
 }
@@ -64,7 +70,7 @@ export class ScanThread {
     if (!(memory instanceof WebAssembly.Memory) || !(memory.buffer instanceof SharedArrayBuffer)) {
       throw new Error('the vectors to scan must be in shared WebAssembly memory (allocateScanSpace)');
     }
-    if (((count + 1) * dims + count) * 4 > memory.buffer.byteLength) {
+    if (scanLayout(count, dims).bytes > memory.buffer.byteLength) {
       throw new Error(`${count} rows of ${dims} do not fit the memory to scan`);
     }
     if (this.thread.inFlight > MAX_WAITING) {
