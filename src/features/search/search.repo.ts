@@ -34,22 +34,6 @@ export const termStatsRepo = {
     common: ReadonlyMap<string, number>,
   ): Promise<Map<string, number>> {
     const out = new Map<string, number>();
-    let total: number | undefined;
-    const notesInIndex = async () =>
-      (total ??= Number(
-        (
-          await db
-            .selectFrom('notes')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      ));
-    // SQLite: notes of every space holding the stem (fts5vocab, one index lookup).
-    const inIndex = async (stem: string) =>
-      Number(
-        (await sql<{ doc: number }>`SELECT doc FROM notes_fts_vocab WHERE term = ${stem}`.execute(db)).rows[0]
-          ?.doc ?? 0,
-      );
     for (const { term, stem } of terms) {
       if (!SAFE_TERM.test(term)) {
         out.set(term, 0);
@@ -61,15 +45,27 @@ export const termStatsRepo = {
         out.set(term, Math.min(spaceSize, Math.max(cap, Math.round(known * spaceSize))));
         continue;
       }
-      if (dialect === 'sqlite') {
-        // At least `global − notes outside the space` of the space's notes hold the term: when that reaches the
-        // cap, counting would stop at the cap and estimate, so estimate without scanning (one account's
-        // instance: every frequent word).
-        const global = await inIndex(stem);
-        if (global >= cap && global - ((await notesInIndex()) - spaceSize) >= cap) {
-          out.set(term, estimate(global, spaceSize, await notesInIndex(), cap));
-          continue;
-        }
+      // SQLite: the notes of every space holding the term (fts5vocab) and how many notes there are, in this space
+      // and in all (note_counts, kept by triggers), read in one statement so they agree with each other.
+      const index =
+        dialect === 'sqlite'
+          ? (
+              await sql<{ global: number | null; total: number | null; here: number | null }>`
+                SELECT (SELECT doc FROM notes_fts_vocab WHERE term = ${stem}) AS global,
+                  (SELECT sum(n) FROM note_counts) AS total,
+                  (SELECT n FROM note_counts WHERE account_id = ${space.accountId} AND mode = ${space.mode}) AS here`.execute(
+                db,
+              )
+            ).rows[0]
+          : undefined;
+      const global = Number(index?.global ?? 0);
+      const total = Number(index?.total ?? 0);
+      // At least `global − notes outside the space` of the space's notes hold the term: when that reaches the
+      // cap, counting would stop at the cap and estimate, so estimate without scanning its matches (an instance
+      // with one account: every frequent word).
+      if (index && global - (total - Number(index.here ?? 0)) >= cap) {
+        out.set(term, estimate(global, spaceSize, total, cap));
+        continue;
       }
       const rows =
         dialect === 'postgres'
@@ -89,7 +85,7 @@ export const termStatsRepo = {
         // No cheap index-wide count on PostgreSQL: a term in more notes than the cap counts as common.
         df = Math.max(cap, Math.round(spaceSize / 2));
       } else if (df >= cap) {
-        df = estimate(await inIndex(stem), spaceSize, await notesInIndex(), cap);
+        df = estimate(global, spaceSize, total, cap);
       }
       out.set(term, Math.min(df, spaceSize));
     }
