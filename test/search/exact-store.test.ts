@@ -8,6 +8,7 @@ import {
   createExactVectorCache,
   type ExactVectorCache,
 } from '../../src/features/search/vectors/exact-store.ts';
+import { scanSpaceBytes } from '../../src/features/search/vectors/scan-memory.ts';
 import { newId, randomBase62 } from '../../src/lib/ids.ts';
 import { nowIso } from '../../src/lib/time.ts';
 import { createTestDatabase, DIALECTS, depsOver, type TestDatabase } from '../helpers/dialects.ts';
@@ -130,11 +131,14 @@ for (const dialect of DIALECTS) {
     });
 
     it('drops its copy of a space that outgrew the cache, and still answers exactly from the table', async () => {
-      const cache = createExactVectorCache(vectors.size * DIMS * 4);
+      // A cached space takes whole 64 KiB pages: the budget is the space's, and it grows past a page.
+      const cache = createExactVectorCache(scanSpaceBytes(vectors.size, DIMS));
       const query = unit([0, 1, 0, 0, 0, 0]);
       expect(await search(cache, query, 4)).toEqual(expected(query, 4));
       expect(cache.spaces.size).toBe(1);
-      await putNote(space, unit([0, 1, 0, 0, 0, 0.01]));
+      for (let i = 0; scanSpaceBytes(vectors.size, DIMS) <= cache.budgetBytes; i++) {
+        await putNote(space, unit([0, 1, 0, 0, Math.sin(i), 0.01]));
+      }
       expect(await search(cache, query, 4)).toEqual(expected(query, 4));
       expect(cache.spaces.size).toBe(0);
       expect(cache.bytes).toBe(0);

@@ -1,6 +1,7 @@
 import type { Db } from '../../../db/schema.ts';
 import { type Space, searchRepo } from '../search.repo.ts';
-import { allocateScanSpace, ScanThread } from './scan-thread.ts';
+import { ScanMemories, type ScanSpace, scanSpaceBytes } from './scan-memory.ts';
+import { ScanThread } from './scan-thread.ts';
 import type { VectorHit, VectorStore } from './vector-store.ts';
 
 /** Note vectors read per page by the exact search: 2,000 × 384 floats is 3 MB, whatever the space's size. */
@@ -10,8 +11,8 @@ interface CachedSpace {
   /** The space's note-vector version when read (`search_meta`): another means re-read. */
   stamp: string;
   ids: string[];
-  /** The vectors, a row per id, at the start of shared memory the scanning thread computes in. */
-  memory: WebAssembly.Memory;
+  /** The vectors, a row per id, in memory the scanning thread computes in. */
+  space: ScanSpace;
   dims: number;
 }
 
@@ -24,14 +25,22 @@ export interface ExactVectorCache {
   readonly budgetBytes: number;
   /** Spaces' vectors by `account + mode + embedder`, most recently used last. */
   readonly spaces: Map<string, CachedSpace>;
-  /** Bytes of vectors held. */
+  /** Bytes of the cached spaces' memories. */
   bytes: number;
+  /** The memories spaces are cached in, reused (within the budget too). */
+  readonly memories: ScanMemories;
   /** Where cached spaces are scanned, off the event loop. */
   readonly scanner: ScanThread;
 }
 
 export function createExactVectorCache(budgetBytes: number): ExactVectorCache {
-  return { budgetBytes, spaces: new Map(), bytes: 0, scanner: new ScanThread() };
+  return {
+    budgetBytes,
+    spaces: new Map(),
+    bytes: 0,
+    memories: new ScanMemories(budgetBytes),
+    scanner: new ScanThread(),
+  };
 }
 
 function cacheKey(space: Space, embedderId: string): string {
@@ -41,15 +50,16 @@ function cacheKey(space: Space, embedderId: string): string {
 function dropCached(cache: ExactVectorCache, key: string): void {
   const cached = cache.spaces.get(key);
   if (!cached) return;
-  cache.bytes -= cached.memory.buffer.byteLength;
+  cache.bytes -= cached.space.bytes;
   cache.spaces.delete(key);
+  cache.memories.release(cached.space);
 }
 
 /**
  * Without a vector extension (SQLite without sqlite-vec, PostgreSQL without pgvector): exact cosine, in the server
  * process, over the note vectors stored in `search_notes` (float32 bytes in a BLOB / BYTEA). A space's vectors are
- * kept in `cache` between searches as one contiguous Float32Array (its budget for all spaces, 256 MB by default,
- * least recently used dropped first), scanned in the cache's thread rather than on the event loop, and read again
+ * kept in `cache` between searches, contiguous in shared WebAssembly memory (its budget for all spaces, 256 MB by
+ * default, least recently used dropped first), scanned in the cache's thread rather than on the event loop, and read again
  * when the space's note-vector version changed (one primary-key read per search, so another process's writes are
  * seen). A space larger than the cache is read in pages in note-id order keeping only the best `k`, so memory
  * stays bounded however large the space (docs/performance.md). Same results as an extension's exact search.
@@ -71,54 +81,77 @@ export function createExactStore(cache: ExactVectorCache): VectorStore {
       // An outdated copy goes at once, even when the space no longer fits: a deleted note's vector is not kept.
       if (!cached) dropCached(cache, key);
       const stamp = cached ? undefined : await searchRepo.noteEmbeddingsStamp(db, space, embedderId);
-      if (stamp && stamp.count * dims * 4 <= cache.budgetBytes) {
-        const ids: string[] = [];
-        // Shared with the scanning thread, which reads it in place.
-        const { memory, vectors } = allocateScanSpace(stamp.count, dims);
-        let after = '';
-        for (;;) {
-          const page = await searchRepo.noteVectorsAfter(db, embedderId, after, EXACT_PAGE, space);
-          for (const row of page) {
-            if (ids.length >= stamp.count) break;
-            readVector(row.embedding, vectors, ids.length * dims, dims);
-            ids.push(row.note_id);
-          }
-          if (page.length < EXACT_PAGE) break;
-          after = page[page.length - 1]!.note_id;
+      const bytes = stamp ? scanSpaceBytes(stamp.count, dims) : 0;
+      // The least recently used spaces make room first, so that their memory can hold this one.
+      while (
+        stamp?.count &&
+        bytes <= cache.budgetBytes &&
+        cache.spaces.size &&
+        cache.bytes + bytes > cache.budgetBytes
+      ) {
+        dropCached(cache, cache.spaces.keys().next().value!);
+      }
+      // Written here, then read (and given the query and scores) by the scanning thread.
+      const taken = stamp?.count ? cache.memories.take(stamp.count, dims) : undefined;
+      if (stamp && taken) {
+        let ids: string[];
+        try {
+          ids = await readSpace(db, space, embedderId, stamp.count, taken.vectors, dims);
+        } catch (err) {
+          cache.memories.release(taken);
+          throw err;
         }
-        cached = { stamp: version, ids, memory, dims };
-        while (cache.spaces.size && cache.bytes + memory.buffer.byteLength > cache.budgetBytes) {
-          dropCached(cache, cache.spaces.keys().next().value!);
-        }
+        // A search of the same space that read it meanwhile gives its copy back.
+        dropCached(cache, key);
+        cached = { stamp: version, ids, space: taken, dims };
         cache.spaces.set(key, cached);
-        cache.bytes += memory.buffer.byteLength;
+        cache.bytes += taken.bytes;
       }
       if (cached) {
         // Most recently used last.
         cache.spaces.delete(key);
         cache.spaces.set(key, cached);
-        return nearest(cache.scanner, cached, vector, k);
+        return nearest(cache, cached, vector, k);
       }
       return pagedSearch(db, space, vector, k, embedderId);
     },
   };
 }
 
+/** A space's note vectors into `vectors`, a row per note in note-id order (at most `count`); their ids. */
+async function readSpace(
+  db: Db,
+  space: Space,
+  embedderId: string,
+  count: number,
+  vectors: Float32Array,
+  dims: number,
+): Promise<string[]> {
+  const ids: string[] = [];
+  let after = '';
+  for (;;) {
+    const page = await searchRepo.noteVectorsAfter(db, embedderId, after, EXACT_PAGE, space);
+    for (const row of page) {
+      if (ids.length >= count) break;
+      readVector(row.embedding, vectors, ids.length * dims, dims);
+      ids.push(row.note_id);
+    }
+    if (page.length < EXACT_PAGE) return ids;
+    after = page[page.length - 1]!.note_id;
+  }
+}
+
 /** The `k` best of a cached space, scanned in the cache's thread; ties at the k-th broken by note id here. */
 async function nearest(
-  scanner: ScanThread,
+  cache: ExactVectorCache,
   cached: CachedSpace,
   vector: Float32Array,
   k: number,
 ): Promise<VectorHit[]> {
-  const { ids, memory, dims } = cached;
-  const { indexes, similarities } = await scanner.scan({
-    memory,
-    count: ids.length,
-    dims,
-    query: vector,
-    k,
-  });
+  const { ids, space, dims } = cached;
+  const { indexes, similarities } = await cache.memories.scanning(space, () =>
+    cache.scanner.scan({ memory: space.memory, count: ids.length, dims, query: vector, k }),
+  );
   const hits = Array.from(indexes, (row, i) => ({ noteId: ids[row]!, similarity: similarities[i]! }));
   return hits.sort(byHit).slice(0, k);
 }

@@ -8,7 +8,7 @@ import { DOTS_WASM_BASE64 } from './dots-wasm.ts';
  * JavaScript evaluated as the worker's script (`new Worker(source, { eval: true })`), so it works the same from
  * the sources (tsx) and from the bundle (dist/main.js), like the SQLite and sentence-model threads.
  *
- * Messages in: `{ id, memory, count, dims, query, k }` (memory: allocateScanSpace's, its first `count` rows of
+ * Messages in: `{ id, memory, count, dims, query, k, queryAt, scoresAt }` (memory: a ScanMemories one, its first `count` rows of
  * `dims` the notes' vectors). Out: `{ id, indexes, similarities }`: the rows nearest to the query, best first (ties by
  * row), `k` of them plus any tied with the k-th (the caller breaks those ties by note id), or `{ id, error }`.
  */
@@ -16,10 +16,9 @@ export const SCAN_THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const dotsModule = new WebAssembly.Module(Buffer.from('${DOTS_WASM_BASE64}', 'base64'));
 
-// The memory's layout (scanLayout): count rows of dims floats, then the query, then a float64 score a row.
-function nearest(memory, count, dims, query, k) {
-  const queryAt = count * dims * 4;
-  const scoresAt = Math.ceil((queryAt + dims * 4) / 8) * 8;
+// The memory's layout (scan-memory.ts, scanLayout): count rows of dims floats, the query at queryAt, a float64
+// score a row at scoresAt.
+function nearest(memory, count, dims, query, k, queryAt, scoresAt) {
   new Float32Array(memory.buffer, queryAt, dims).set(query);
   new WebAssembly.Instance(dotsModule, { env: { memory } }).exports.dots(0, count, dims, queryAt, scoresAt);
   const scores = new Float64Array(memory.buffer, scoresAt, count);
@@ -43,7 +42,7 @@ function nearest(memory, count, dims, query, k) {
 
 parentPort.on('message', (m) => {
   try {
-    const { indexes, similarities } = nearest(m.memory, m.count, m.dims, m.query, m.k);
+    const { indexes, similarities } = nearest(m.memory, m.count, m.dims, m.query, m.k, m.queryAt, m.scoresAt);
     parentPort.postMessage({ id: m.id, indexes, similarities }, [indexes.buffer, similarities.buffer]);
   } catch (err) {
     parentPort.postMessage({ id: m.id, error: String(err && err.message ? err.message : err) });
