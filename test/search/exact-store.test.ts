@@ -8,7 +8,7 @@ import {
   createExactVectorCache,
   type ExactVectorCache,
 } from '../../src/features/search/vectors/exact-store.ts';
-import { scanSpaceBytes } from '../../src/features/search/vectors/scan-memory.ts';
+import { MAX_MEMORIES, scanSpaceBytes } from '../../src/features/search/vectors/scan-memory.ts';
 import { newId, randomBase62 } from '../../src/lib/ids.ts';
 import { nowIso } from '../../src/lib/time.ts';
 import { createTestDatabase, DIALECTS, depsOver, type TestDatabase } from '../helpers/dialects.ts';
@@ -127,6 +127,29 @@ for (const dialect of DIALECTS) {
       vectors.delete(farthest);
       expect(await search(cache, query, 3)).toEqual(expected(query, 3));
       expect(await search(cache, query, 3)).not.toContain(farthest);
+      await cache.scanner.close();
+    });
+
+    it('gives every space its turn when more spaces search than it keeps memories for', async () => {
+      const cache = createExactVectorCache(1024 * 1024);
+      const deps = depsOver(database);
+      const query = unit([1, 0, 0, 0, 0, 0]);
+      for (let i = 0; i <= MAX_MEMORIES; i++) {
+        const account = await createAccount(deps, {
+          email: `turn-${i}-${randomBase62(6).toLowerCase()}@example.com`,
+        });
+        const tenant = { accountId: account.id, mode: 'live' as const };
+        const id = await putNote(tenant, unit([1, i, 0, 0, 0, 0]));
+        const hits = await createExactStore(cache).search(database.db, DIMS, tenant, query, 3, {
+          embedderId: EMBEDDER,
+          filters: {},
+        });
+        expect(hits.map((h) => h.noteId)).toEqual([id]);
+        // The space just searched is cached, the least recently used made way for it.
+        expect([...cache.spaces.keys()].at(-1)).toContain(account.id);
+        expect(cache.spaces.size).toBe(Math.min(i + 1, MAX_MEMORIES));
+      }
+      expect(cache.memories.bytes).toBeLessThanOrEqual(cache.budgetBytes);
       await cache.scanner.close();
     });
 

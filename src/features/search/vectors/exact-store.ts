@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/schema.ts';
 import { type Space, searchRepo } from '../search.repo.ts';
-import { ScanMemories, type ScanSpace, scanSpaceBytes } from './scan-memory.ts';
+import { MAX_MEMORIES, ScanMemories, type ScanSpace, scanSpaceBytes } from './scan-memory.ts';
 import { ScanThread } from './scan-thread.ts';
 import type { VectorHit, VectorStore } from './vector-store.ts';
 
@@ -82,12 +82,13 @@ export function createExactStore(cache: ExactVectorCache): VectorStore {
       if (!cached) dropCached(cache, key);
       const stamp = cached ? undefined : await searchRepo.noteEmbeddingsStamp(db, space, embedderId);
       const bytes = stamp ? scanSpaceBytes(stamp.count, dims) : 0;
-      // The least recently used spaces make room first, so that their memory can hold this one.
+      // The least recently used spaces make room first (bytes, and one of the few memories), so that their memory
+      // can hold this one: every space that fits gets its turn in the cache.
       while (
         stamp?.count &&
         bytes <= cache.budgetBytes &&
         cache.spaces.size &&
-        cache.bytes + bytes > cache.budgetBytes
+        (cache.bytes + bytes > cache.budgetBytes || cache.spaces.size >= MAX_MEMORIES)
       ) {
         dropCached(cache, cache.spaces.keys().next().value!);
       }
