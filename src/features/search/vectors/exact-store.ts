@@ -59,9 +59,9 @@ function dropCached(cache: ExactVectorCache, key: string): void {
  * Without a vector extension (SQLite without sqlite-vec, PostgreSQL without pgvector): exact cosine, in the server
  * process, over the note vectors stored in `search_notes` (float32 bytes in a BLOB / BYTEA). A space's vectors are
  * kept in `cache` between searches, contiguous in shared WebAssembly memory (its budget for all spaces, 256 MB by
- * default, least recently used dropped first), scanned in the cache's thread rather than on the event loop, and read again
- * when the space's note-vector version changed (one primary-key read per search, so another process's writes are
- * seen). A space larger than the cache is read in pages in note-id order keeping only the best `k`, so memory
+ * default, least recently used dropped first), scanned in the cache's thread rather than on the event loop, and
+ * read again when the space's note-vector version changed (one primary-key read per search, so another process's
+ * writes are seen). A space larger than the cache is read in pages in note-id order keeping only the best `k`, so memory
  * stays bounded however large the space (docs/performance.md). Same results as an extension's exact search.
  */
 export function createExactStore(cache: ExactVectorCache): VectorStore {

@@ -8,9 +8,10 @@ import { DOTS_WASM_BASE64 } from './dots-wasm.ts';
  * JavaScript evaluated as the worker's script (`new Worker(source, { eval: true })`), so it works the same from
  * the sources (tsx) and from the bundle (dist/main.js), like the SQLite and sentence-model threads.
  *
- * Messages in: `{ id, memory, count, dims, query, k, queryAt, scoresAt }` (memory: a ScanMemories one, its first `count` rows of
- * `dims` the notes' vectors). Out: `{ id, indexes, similarities }`: the rows nearest to the query, best first (ties by
- * row), `k` of them plus any tied with the k-th (the caller breaks those ties by note id), or `{ id, error }`.
+ * Messages in: `{ id, memory, count, dims, query, k, queryAt, scoresAt }` (memory: from ScanMemories, its first
+ * `count` rows of `dims` the notes' vectors; the offsets: scanLayout's). Out: `{ id, indexes, similarities }`: the
+ * rows nearest to the query, best first (ties by row), `k` of them plus any tied with the k-th (the caller breaks
+ * those ties by note id), or `{ id, error }`.
  */
 export const SCAN_THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
