@@ -16,6 +16,34 @@ function estimate(global: number, spaceSize: number, total: number, cap: number)
   return Math.min(spaceSize, Math.max(cap, Math.round((global * spaceSize) / Math.max(1, total))));
 }
 
+/**
+ * SQLite: in how many notes of every space each term's stem occurs (fts5vocab), and how many notes there are in all
+ * and in this space (note_counts, kept by triggers): one statement, so the figures agree with each other.
+ */
+async function indexCounts(
+  db: Db,
+  space: Space,
+  terms: readonly { term: string; stem: string }[],
+): Promise<{ global: Map<string, number>; total: number; here: number }> {
+  const stems = [...new Set(terms.filter((t) => SAFE_TERM.test(t.term)).map((t) => t.stem))];
+  const row = (
+    await sql<Record<string, number | null>>`
+      SELECT (SELECT sum(n) FROM note_counts) AS total,
+        (SELECT n FROM note_counts WHERE account_id = ${space.accountId} AND mode = ${space.mode}) AS here
+        ${sql.join(
+          stems.map(
+            (stem, i) => sql`, (SELECT doc FROM notes_fts_vocab WHERE term = ${stem}) AS ${sql.ref(`s${i}`)}`,
+          ),
+          sql``,
+        )}`.execute(db)
+  ).rows[0];
+  return {
+    global: new Map(stems.map((stem, i) => [stem, Number(row?.[`s${i}`] ?? 0)])),
+    total: Number(row?.total ?? 0),
+    here: Number(row?.here ?? 0),
+  };
+}
+
 /** Term statistics of a space: how many notes it has and how many of them hold each query term. */
 export const termStatsRepo = {
   /**
@@ -34,6 +62,7 @@ export const termStatsRepo = {
     common: ReadonlyMap<string, number>,
   ): Promise<Map<string, number>> {
     const out = new Map<string, number>();
+    const index = dialect === 'sqlite' ? await indexCounts(db, space, terms) : undefined;
     for (const { term, stem } of terms) {
       if (!SAFE_TERM.test(term)) {
         out.set(term, 0);
@@ -45,25 +74,12 @@ export const termStatsRepo = {
         out.set(term, Math.min(spaceSize, Math.max(cap, Math.round(known * spaceSize))));
         continue;
       }
-      // SQLite: the notes of every space holding the term (fts5vocab) and how many notes there are, in this space
-      // and in all (note_counts, kept by triggers), read in one statement so they agree with each other.
-      const index =
-        dialect === 'sqlite'
-          ? (
-              await sql<{ global: number | null; total: number | null; here: number | null }>`
-                SELECT (SELECT doc FROM notes_fts_vocab WHERE term = ${stem}) AS global,
-                  (SELECT sum(n) FROM note_counts) AS total,
-                  (SELECT n FROM note_counts WHERE account_id = ${space.accountId} AND mode = ${space.mode}) AS here`.execute(
-                db,
-              )
-            ).rows[0]
-          : undefined;
-      const global = Number(index?.global ?? 0);
-      const total = Number(index?.total ?? 0);
+      const global = index?.global.get(stem) ?? 0;
+      const total = index?.total ?? 0;
       // At least `global − notes outside the space` of the space's notes hold the term: when that reaches the
       // cap, counting would stop at the cap and estimate, so estimate without scanning its matches (an instance
       // with one account: every frequent word).
-      if (index && global - (total - Number(index.here ?? 0)) >= cap) {
+      if (index && global - (total - index.here) >= cap) {
         out.set(term, estimate(global, spaceSize, total, cap));
         continue;
       }
